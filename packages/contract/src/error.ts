@@ -1,0 +1,79 @@
+import { extendApi } from "@anatine/zod-openapi";
+import { z } from "zod";
+
+/**
+ * The `error` field of every Error body: one stable int32 code per cause.
+ * The leading three digits are the HTTP status the code is sent with, so a client that only
+ * knows the status still reads the code correctly. Codes are never renumbered or reused.
+ */
+export const ErrorCode = {
+  /** The body is not JSON (syntax error, invalid UTF-8, a number JSON cannot hold). */
+  MALFORMED_JSON: 40001,
+  /** The body is JSON but not a valid NewPlant; the message names the field. */
+  VALIDATION_FAILED: 40002,
+  /** The body is empty. */
+  EMPTY_BODY: 40003,
+  /** The HTTP request itself is malformed (bad framing, bad header). */
+  BAD_REQUEST: 40004,
+  /** No `Authorization: Bearer …` credential was sent. */
+  MISSING_CREDENTIAL: 40101,
+  /** The bearer token is unknown or revoked. */
+  INVALID_CREDENTIAL: 40102,
+  /** The Authorization header is not of the form `Bearer <token>`. */
+  MALFORMED_CREDENTIAL: 40103,
+  /** No such path. */
+  NOT_FOUND: 40401,
+  /** The path exists but not with this method (see the `Allow` header). */
+  METHOD_NOT_ALLOWED: 40501,
+  /** The body did not arrive in time. */
+  REQUEST_TIMEOUT: 40801,
+  /** A plant with this id already exists with a different name or tag. */
+  ID_CONFLICT: 40901,
+  /** The body is larger than the server's limit. */
+  BODY_TOO_LARGE: 41301,
+  /** The body is not `application/json` in UTF-8, or is content-encoded. */
+  UNSUPPORTED_MEDIA_TYPE: 41501,
+  /** The request headers are larger than the server accepts. */
+  HEADERS_TOO_LARGE: 43101,
+  /** An unexpected server fault; details are in the server log under the request id. */
+  INTERNAL: 50001,
+  /** Storage is unreachable; retry later (the `Retry-After` header says when). */
+  STORAGE_UNAVAILABLE: 50301,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+export type ErrorCodeValue = (typeof ErrorCode)[ErrorCodeName];
+
+/** The HTTP status each code is sent with. */
+export function statusOfErrorCode(code: ErrorCodeValue): number {
+  return Math.trunc(code / 100);
+}
+
+/** One line per code, for documentation (README, OpenAPI description). */
+export const errorCatalogue: ReadonlyArray<{ code: ErrorCodeValue; name: ErrorCodeName; status: number }> = (
+  Object.entries(ErrorCode) as Array<[ErrorCodeName, ErrorCodeValue]>
+).map(([name, code]) => ({
+  code,
+  name,
+  status: statusOfErrorCode(code),
+}));
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+export const ErrorBody = extendApi(
+  z.object({
+    error: extendApi(z.number().int().min(INT32_MIN).max(INT32_MAX), {
+      format: "int32",
+      description: "Numeric error value: a stable code from the error catalogue.",
+      example: ErrorCode.VALIDATION_FAILED,
+    }),
+    message: extendApi(z.string(), {
+      description: "Human-readable error message; it names the offending field where there is one.",
+      example: "name: must be at most 256 characters",
+    }),
+  }),
+  { title: "Error" },
+);
+
+export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,0 +1,22 @@
+export { plantStoreContract, type PlantStoreContract } from "./contract.js";
+export {
+  ErrorBody,
+  ErrorCode,
+  errorCatalogue,
+  statusOfErrorCode,
+  type ErrorCodeName,
+  type ErrorCodeValue,
+} from "./error.js";
+export {
+  INT64_MAX,
+  INT64_MIN,
+  NAME_MAX_LENGTH,
+  NewPlant,
+  Plant,
+  PlantId,
+  PlantName,
+  PlantTag,
+  TAG_MAX_LENGTH,
+  type NewPlantInput,
+} from "./plant.js";
+export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";

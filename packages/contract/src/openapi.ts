@@ -1,0 +1,86 @@
+import { generateOpenApi } from "@ts-rest/open-api";
+import { plantStoreContract } from "./contract.js";
+import { errorCatalogue } from "./error.js";
+import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from "./plant.js";
+
+export const API_VERSION = "1.0.0";
+
+const responseDescriptions: Record<string, string> = {
+  200: "Plant response: the plant was created, or an identical create was replayed. The id is not part of the body.",
+  400: "The body is not valid JSON or not a valid NewPlant; the message names the field.",
+  401: "The bearer credential is missing, malformed, unknown or revoked (see the WWW-Authenticate header).",
+  408: "The body did not arrive within the server's body timeout.",
+  409: "A plant with this id already exists with a different name or tag; the stored plant is unchanged.",
+  413: "The body is larger than the server's limit.",
+  415: "The body is not application/json in UTF-8, or is content-encoded.",
+  500: "Unexpected server error; no internals are disclosed.",
+  503: "Storage is unavailable; retry after the Retry-After header's seconds.",
+};
+
+const catalogueTable = [
+  "| error | HTTP status | name |",
+  "|---|---|---|",
+  ...errorCatalogue.map(({ code, status, name }) => `| ${code} | ${status} | ${name} |`),
+].join("\n");
+
+const description = `A plant store interface: a client adds a plant to the store by sending a plant record.
+
+Every operation needs an HTTP bearer token (\`Authorization: Bearer <token>\`).
+
+Rules the service enforces:
+- \`id\` is a signed 64-bit integer (-2^63 … 2^63-1), kept exact: send it as a plain JSON integer, never as a string or fraction.
+- \`name\` is 1–${NAME_MAX_LENGTH} and \`tag\` 1–${TAG_MAX_LENGTH} Unicode characters, well-formed, without control characters; \`tag\` may be omitted but not null.
+- Unknown fields are refused (400), never silently dropped.
+- Creating an id that exists: the same name and tag is an idempotent replay (200); anything else is 409 and the stored plant is unchanged.
+- A 200 is sent only after the plant is durably stored.
+
+Error codes (the \`error\` field; its first three digits are the HTTP status):
+
+${catalogueTable}`;
+
+/** The OpenAPI 3.0 document for external consumers, generated from the contract. */
+export function generateOpenApiDocument() {
+  const document = generateOpenApi(
+    plantStoreContract,
+    {
+      info: {
+        title: "Plant Store",
+        version: API_VERSION,
+        description,
+        license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+      },
+      servers: [{ url: "http://127.0.0.1:3000", description: "A local server started with `npm start`" }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "A Plant Store API token." },
+        },
+      },
+      // The whole interface is secured (spec, Authentication rule 3).
+      security: [{ bearerAuth: [] }],
+    },
+    {
+      setOperationId: true,
+      operationMapper: (operation) => {
+        const responses = Object.fromEntries(
+          Object.entries(operation.responses).map(([status, response]) => [
+            status,
+            { ...response, description: responseDescriptions[status] ?? status },
+          ]),
+        );
+        return {
+          ...operation,
+          tags: ["plants"],
+          security: [{ bearerAuth: [] }],
+          requestBody: operation.requestBody ? { ...operation.requestBody, required: true } : undefined,
+          responses,
+        };
+      },
+    },
+  );
+  return document;
+}
+
+/** The committed file's exact text: stable key order, two-space indent, final newline. */
+export function serializeOpenApiDocument(document: ReturnType<typeof generateOpenApiDocument>): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

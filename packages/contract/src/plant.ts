@@ -1,0 +1,138 @@
+import { extendApi } from "@anatine/zod-openapi";
+import { z } from "zod";
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** Limits in Unicode code points (as JSON Schema's minLength/maxLength count them). */
+export const NAME_MAX_LENGTH = 256;
+export const TAG_MAX_LENGTH = 64;
+
+/**
+ * C0 and C1 control characters (U+0000–U+001F, U+007F–U+009F), as an ECMA-262 pattern that is
+ * also valid in the OpenAPI document.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F-\u009F]/;
+const NO_CONTROL_CHARACTERS_PATTERN = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$";
+/** A UTF-16 surrogate that is not half of a pair: not well-formed Unicode, unstorable as UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function codePointLength(value: string): number {
+  let length = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    // A high surrogate followed by a low one is a single code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    length++;
+  }
+  return length;
+}
+
+function plantText(field: string, maxLength: number, description: string, example: string) {
+  const schema = z
+    .string({
+      required_error: "is required",
+      invalid_type_error: "must be a string",
+    })
+    .superRefine((value, ctx) => {
+      const length = codePointLength(value);
+      if (length < 1) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must not be empty" });
+      else if (length > maxLength) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be at most ${maxLength} characters` });
+      }
+      if (CONTROL_CHARACTER.test(value)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must not contain control characters" });
+      }
+      if (LONE_SURROGATE.test(value)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be well-formed Unicode (no lone surrogates)" });
+      }
+    });
+  return extendApi(schema, {
+    minLength: 1,
+    maxLength,
+    pattern: NO_CONTROL_CHARACTERS_PATTERN,
+    description: `${description} 1–${maxLength} Unicode characters, well-formed, no control characters (U+0000–U+001F, U+007F–U+009F).`,
+    example,
+  });
+}
+
+function isInt64(value: bigint): boolean {
+  return value >= INT64_MIN && value <= INT64_MAX;
+}
+
+/**
+ * The plant id: an exact signed 64-bit integer. Clients may pass a `number` (a safe integer) or a
+ * `bigint`; the server's body reader yields a `bigint` for every integer literal so that ids above
+ * 2^53 keep every digit. The parsed value is always a `bigint`.
+ */
+export const PlantId = extendApi(
+  z
+    .custom<number | bigint>()
+    .superRefine((value, ctx) => {
+      if (value === undefined) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "is required" });
+      } else if (typeof value === "bigint") {
+        if (!isInt64(value)) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be between -2^63 and 2^63-1 (int64)" });
+        }
+      } else if (typeof value === "number") {
+        if (!Number.isFinite(value) || !Number.isInteger(value)) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be an integer" });
+        } else if (!Number.isSafeInteger(value)) {
+          // A JS number beyond 2^53 may already have lost digits: only a bigint is exact there.
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: "must be a safe integer when given as a number; pass ids beyond 2^53 as bigint",
+          });
+        }
+      } else {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: `must be an integer, not ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}`,
+        });
+      }
+    })
+    .transform((value) => BigInt(value)),
+  {
+    // The inner z.custom() is a ZodAny, which the generator marks nullable; the id is not.
+    nullable: undefined,
+    type: "integer",
+    format: "int64",
+    description:
+      "Identification number of the plant, chosen by the client: an integer from -9223372036854775808 to 9223372036854775807, kept exact (never rounded to a double).",
+    example: 7,
+  },
+);
+
+export const PlantName = plantText("name", NAME_MAX_LENGTH, "The name of the plant.", "Monstera deliciosa");
+export const PlantTag = plantText("tag", TAG_MAX_LENGTH, "Tag that specifies the type of the plant.", "indoor");
+
+/** A plant as the store answers it: the id is not part of it (spec rule 1). */
+export const Plant = extendApi(
+  z.object({
+    name: PlantName,
+    tag: PlantTag.optional(),
+  }),
+  { title: "Plant", example: { name: "Monstera deliciosa", tag: "indoor" } },
+);
+
+/** The body of POST /plants. Unknown fields are refused, never silently dropped. */
+export const NewPlant = extendApi(
+  z
+    .object({
+      id: PlantId,
+      name: PlantName,
+      tag: PlantTag.optional(),
+    })
+    .strict(),
+  { title: "NewPlant", example: { id: 7, name: "Monstera deliciosa", tag: "indoor" } },
+);
+
+/** What a client passes: `id` as number or bigint. */
+export type NewPlantInput = z.input<typeof NewPlant>;
+/** What the server works with: `id` as an exact bigint. */
+export type NewPlant = z.output<typeof NewPlant>;
+export type Plant = z.output<typeof Plant>;
