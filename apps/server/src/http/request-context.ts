@@ -1,0 +1,46 @@
+import { randomUUID } from "node:crypto";
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "../logger.js";
+
+/** A client-sent X-Request-Id is honoured only when it is short and plain (it ends up in logs). */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by requestContext for every request; echoed as X-Request-Id and logged. */
+      requestId: string;
+    }
+  }
+}
+
+/**
+ * First step of every request: a request id (echoed), headers every answer carries, and one
+ * access-log line when the response is finished.
+ */
+export function requestContext(logger: Logger) {
+  return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
+    const started = process.hrtime.bigint();
+    const sent = req.headers["x-request-id"];
+    const requestId = typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+    req.requestId = requestId;
+    res.setHeader("X-Request-Id", requestId);
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.once("close", () => {
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ...(res.writableFinished ? {} : { aborted: true }),
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,119 @@
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/contract";
+import { createServer } from "./app.js";
+import { defaultConfig, type Config } from "./config.js";
+import { answerClientError } from "./http/client-error.js";
+import { createLogger, type Logger } from "./logger.js";
+import { openStorage } from "./store/open-storage.js";
+import type { Storage } from "./store/storage.js";
+import { createFirstRunToken } from "./tokens/first-run-token.js";
+import { TokenVerifier } from "./tokens/token-verifier.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  storage: Storage;
+  logger: Logger;
+  /** Set when this start created the first API token (shown once, never stored in clear). */
+  firstRunToken?: string;
+  /**
+   * Graceful stop: refuse new connections, let requests in flight finish (bodies still arriving
+   * included), commit the last batch, close storage. Resolves true when everything finished within
+   * the shutdown deadline, false when connections had to be cut.
+   */
+  close(): Promise<boolean>;
+}
+
+/** Keep-alive longer than the usual 60 s of load balancers, so that they close first (no reset races). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const HEADERS_TIMEOUT_MS = 20_000;
+
+function applyTimeouts(server: Server, config: Config): void {
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  // A backstop behind the body reader's own deadline, which answers with a JSON 408 first.
+  server.requestTimeout = Math.max(HEADERS_TIMEOUT_MS, config.bodyTimeoutMs + 5_000);
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Config → storage → tokens → HTTP server listening. `main.ts` adds signals; tests call this directly. */
+export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+  const config: Config = { ...defaultConfig, ...overrides };
+  const logger = createLogger(config.logLevel);
+  const storage = await openStorage(config.databaseUrl, {
+    poolMax: config.pgPoolMax,
+    connectionTimeoutMs: config.pgConnectionTimeoutMs,
+    idleTimeoutMs: config.pgIdleTimeoutMs,
+    logger,
+  });
+  let shuttingDown = false;
+  let server: Server;
+  let verifier: TokenVerifier;
+  let firstRunToken: string | undefined;
+  try {
+    firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);
+    verifier = new TokenVerifier(config.tokens, storage.tokens, logger);
+    await verifier.start();
+    const app = createServer({
+      storage,
+      tokens: verifier,
+      logger,
+      bodyLimitBytes: config.bodyLimitBytes,
+      bodyTimeoutMs: config.bodyTimeoutMs,
+      openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),
+      isShuttingDown: () => shuttingDown,
+    });
+    server = createHttpServer(app);
+    applyTimeouts(server, config);
+    server.on("clientError", answerClientError);
+    const port = await listen(server, config.port, config.host);
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    logger.info({ url, storage: storage.kind, location: storage.location }, "listening");
+
+    let closing: Promise<boolean> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        shuttingDown = true;
+        logger.info("shutting down");
+        const finished = await drain(server, config.shutdownTimeoutMs);
+        verifier.stop();
+        await storage.close();
+        logger.info({ clean: finished }, "stopped");
+        return finished;
+      })());
+    return { url, port, storage, logger, close, ...(firstRunToken ? { firstRunToken } : {}) };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}
+
+/** Stops accepting and waits for open connections to finish, cutting them at the deadline. */
+function drain(server: Server, deadlineMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let finished = true;
+    // Idle keep-alive connections close now; busy ones close after their response (Connection: close).
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => {
+      finished = false;
+      server.closeAllConnections();
+    }, deadlineMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve(finished);
+    });
+    server.closeIdleConnections();
+  });
+}

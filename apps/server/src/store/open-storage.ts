@@ -1,0 +1,20 @@
+import type { Logger } from "../logger.js";
+import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
+import type { Storage } from "./storage.js";
+
+export interface StorageOptions {
+  poolMax: number;
+  connectionTimeoutMs: number;
+  idleTimeoutMs: number;
+  logger: Logger;
+}
+
+/** DATABASE_URL → the backend: `sqlite:` (embedded, the default) or `postgres://` (shared by instances). */
+export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // Loaded only when used, so that SQLite deployments never load the PostgreSQL driver.
+    const { openPostgresStorage } = await import("./postgres/postgres-storage.js");
+    return openPostgresStorage(databaseUrl, options);
+  }
+  return openSqliteStorage(databaseUrl);
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import type { Storage } from "../storage.js";
+import { sqliteMigrations } from "./migrations.js";
+import { mapSqliteError } from "./sqlite-errors.js";
+import { SqlitePlantRepository } from "./sqlite-plants.js";
+import { SqliteTokenRepository } from "./sqlite-tokens.js";
+
+/** `sqlite:<path>` (relative to the working directory), `sqlite:///abs/path` or `sqlite::memory:`. */
+export function sqlitePathOf(databaseUrl: string): string {
+  const rest = databaseUrl.replace(/^sqlite:/, "");
+  if (rest === ":memory:") return rest;
+  return resolve(rest.startsWith("//") ? rest.slice(2) : rest);
+}
+
+function migrate(db: Database.Database): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  // IMMEDIATE: two processes starting on one file apply each migration once.
+  db.transaction(() => {
+    const applied = new Set(
+      db
+        .prepare("SELECT version FROM schema_migrations")
+        .all()
+        .map((row) => (row as { version: number }).version),
+    );
+    for (const migration of sqliteMigrations) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
+        migration.version,
+        new Date().toISOString(),
+      );
+    }
+  }).immediate();
+}
+
+export function openSqliteStorage(databaseUrl: string): Storage {
+  const path = sqlitePathOf(databaseUrl);
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    // FULL: every commit is fsynced before it returns (WAL's default, NORMAL, can lose the last
+    // commits on power loss, and a 200 promises the plant is kept).
+    db.pragma("synchronous = FULL");
+    db.pragma("busy_timeout = 5000");
+    migrate(db);
+  } catch (error) {
+    throw mapSqliteError(error);
+  }
+  const plants = new SqlitePlantRepository(db);
+  const tokens = new SqliteTokenRepository(db);
+  const ping = db.prepare("SELECT 1");
+  return {
+    kind: "sqlite",
+    location: path,
+    plants,
+    tokens,
+    async ping() {
+      try {
+        ping.get();
+        return db.open;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (!db.open) return;
+      plants.close();
+      db.close();
+    },
+  };
+}
