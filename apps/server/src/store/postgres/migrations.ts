@@ -1,0 +1,110 @@
+import type pg from "pg";
+import type { Logger } from "pino";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The schema, in order. Append only: an applied migration is never edited, a change is a new
+ * version. Each runs in its own transaction together with its row in plantstore_migrations.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "plants and api_tokens",
+    sql: `
+      CREATE TABLE plants (
+        id         bigint PRIMARY KEY,
+        name       text NOT NULL,
+        tag        text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE api_tokens (
+        id         integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        hash       bytea NOT NULL UNIQUE CHECK (octet_length(hash) = 32),
+        label      text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz
+      );
+    `,
+  },
+];
+
+/** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */
+export const MIGRATION_LOCK_CLASS = 0x504c4e54;
+export const TOKEN_LOCK_CLASS = 0x504c4e55;
+
+/**
+ * The second half of every advisory-lock key: the schema the tables live in, so that instances
+ * sharing a schema serialize while independent schemas (e.g. parallel test runs) do not.
+ */
+export const SCHEMA_LOCK_KEY = "hashtext(coalesce(current_schema(), ''))";
+
+/**
+ * Applies pending migrations while holding a session advisory lock, so that several instances
+ * starting at once migrate exactly once: the first takes the lock and migrates, the others wait,
+ * then find nothing left to do. The lock dies with the session if this process dies mid-way.
+ */
+export async function applyMigrations(pool: pg.Pool, logger: Logger): Promise<void> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const schema = await client.query<{ schema: string | null }>("SELECT current_schema() AS schema");
+    if (!schema.rows[0]?.schema) {
+      throw new Error(
+        "PostgreSQL has no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=…)",
+      );
+    }
+    await client.query(`SELECT pg_advisory_lock($1, ${SCHEMA_LOCK_KEY})`, [MIGRATION_LOCK_CLASS]);
+    try {
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS plantstore_migrations (
+           version    integer PRIMARY KEY,
+           name       text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
+      const applied = await client.query<{ version: number }>("SELECT version FROM plantstore_migrations");
+      const done = new Set(applied.rows.map((row) => row.version));
+      const newest = Math.max(0, ...done);
+      const known = Math.max(...MIGRATIONS.map((migration) => migration.version));
+      if (newest > known) {
+        // A newer server migrated this database (a rolling upgrade): keep serving, say so.
+        logger.warn({ databaseVersion: newest, serverVersion: known }, "database schema is newer than this server");
+      }
+      for (const migration of MIGRATIONS) {
+        if (done.has(migration.version)) continue;
+        await client.query("BEGIN");
+        try {
+          await client.query(migration.sql);
+          await client.query("INSERT INTO plantstore_migrations (version, name) VALUES ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => undefined);
+          throw error;
+        }
+        logger.info({ version: migration.version, name: migration.name }, "applied database migration");
+      }
+    } finally {
+      // If unlocking fails the session is suspect: the release below then discards it, which
+      // ends the session and with it the lock.
+      await client
+        .query(`SELECT pg_advisory_unlock($1, ${SCHEMA_LOCK_KEY})`, [MIGRATION_LOCK_CLASS])
+        .catch((error: unknown) => {
+          broken = error instanceof Error ? error : new Error(String(error));
+        });
+    }
+  } catch (error) {
+    broken ??= error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    // A client whose session failed is discarded rather than returned to the pool.
+    client.release(broken);
+  }
+}

@@ -1,0 +1,61 @@
+import pg from "pg";
+import type { Logger } from "pino";
+import { describeDatabaseError } from "./pg-errors.js";
+
+export interface PostgresPoolOptions {
+  poolMax: number;
+  connectionTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** Client-side bound on one query, so a silently dead connection cannot hang a request. */
+  queryTimeoutMs?: number;
+  logger: Logger;
+}
+
+export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+
+const INT8_OID = 20;
+
+/**
+ * Type parsers for this pool only (the global `pg.types` stays untouched): int8 becomes an exact
+ * bigint instead of node-postgres's default string, so ids and counts never pass through a double.
+ */
+const exactTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID
+      ? (value: string) => BigInt(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+/**
+ * Every session runs with synchronous_commit=on, whatever the server or role default is, so a
+ * COMMIT returns only once its WAL is flushed (and, with synchronous standbys configured, once
+ * they have it): a 200 is never sent for a plant a crash could lose. It is set with SET rather
+ * than a startup option because connection poolers (PgBouncer) refuse unknown startup options.
+ */
+const SESSION_SETUP = "SET synchronous_commit TO on";
+
+export function createPool(connectionString: string, options: PostgresPoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolMax,
+    connectionTimeoutMillis: options.connectionTimeoutMs,
+    idleTimeoutMillis: options.idleTimeoutMs,
+    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    application_name: "plantstore-server",
+    types: exactTypes,
+    // Awaited by pg-pool before the connection is handed out, so no query runs before it.
+    onConnect: async (client) => {
+      await client.query(SESSION_SETUP);
+    },
+  });
+  // An idle pooled connection that dies (database restarted, network cut) is dropped by the pool
+  // and replaced on demand; without this listener the 'error' event would crash the process.
+  pool.on("error", (error) => {
+    options.logger.warn(
+      { reason: describeDatabaseError(error) },
+      "PostgreSQL connection lost; the pool will reconnect",
+    );
+  });
+  return pool;
+}

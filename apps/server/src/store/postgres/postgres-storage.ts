@@ -1,0 +1,86 @@
+import type pg from "pg";
+import type { Storage } from "../storage.js";
+import { StorageUnavailableError } from "../storage.js";
+import { describePostgresLocation } from "./connection-location.js";
+import { applyMigrations } from "./migrations.js";
+import { describeDatabaseError, isUnavailable } from "./pg-errors.js";
+import { PostgresDatabase } from "./postgres-database.js";
+import { createPool, type PostgresPoolOptions } from "./pg-pool.js";
+import { PostgresPlantRepository } from "./plant-repository.js";
+import { PostgresTokenRepository } from "./token-repository.js";
+
+export type { PostgresPoolOptions } from "./pg-pool.js";
+
+/** Storage on PostgreSQL: many server instances may share one database (and one schema). */
+export class PostgresStorage implements Storage {
+  readonly kind = "postgres" as const;
+  readonly plants: PostgresPlantRepository;
+  readonly tokens: PostgresTokenRepository;
+  private readonly db: PostgresDatabase;
+
+  constructor(
+    pool: pg.Pool,
+    readonly location: string,
+  ) {
+    this.db = new PostgresDatabase(pool);
+    this.plants = new PostgresPlantRepository(this.db);
+    this.tokens = new PostgresTokenRepository(this.db);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.db.run("ping", (pool) => pool.query("SELECT 1"));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A setting as this storage's sessions see it (for tests and diagnostics). */
+  sessionSetting(name: string): Promise<string> {
+    return this.db.run("read setting", async (pool) => {
+      const result = await pool.query<{ value: string }>("SELECT current_setting($1) AS value", [name]);
+      return result.rows[0]?.value ?? "";
+    });
+  }
+
+  /** Waits for queries in flight (each is its own committed transaction), then disconnects. */
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+/**
+ * Opens the pool, checks the database answers, and applies pending migrations (serialized across
+ * instances by an advisory lock). Fails with StorageUnavailableError when PostgreSQL cannot be
+ * reached, with a message that names where it looked (never the password).
+ */
+export async function openPostgresStorage(connectionString: string, options: PostgresPoolOptions): Promise<Storage> {
+  return openPostgresStorageWithDetails(connectionString, options);
+}
+
+/** As openPostgresStorage, typed as the concrete class (tests read session settings through it). */
+export async function openPostgresStorageWithDetails(
+  connectionString: string,
+  options: PostgresPoolOptions,
+): Promise<PostgresStorage> {
+  const location = describePostgresLocation(connectionString);
+  const pool = createPool(connectionString, options);
+  try {
+    await applyMigrations(pool, options.logger);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (isUnavailable(error)) {
+      throw new StorageUnavailableError(`cannot reach PostgreSQL at ${location}: ${describeDatabaseError(error)}`, {
+        cause: error,
+      });
+    }
+    throw new Error(`cannot prepare PostgreSQL at ${location}: ${describeDatabaseError(error)}`, { cause: error });
+  }
+  const storage = new PostgresStorage(pool, location);
+  options.logger.info(
+    { location, poolMax: options.poolMax, synchronousCommit: await storage.sessionSetting("synchronous_commit") },
+    "PostgreSQL storage ready",
+  );
+  return storage;
+}

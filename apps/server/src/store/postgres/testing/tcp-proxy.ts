@@ -1,0 +1,70 @@
+import { createServer, connect, type Server, type Socket } from "node:net";
+
+/**
+ * Test support: a TCP relay on 127.0.0.1 between a server under test and PostgreSQL. `cut()` makes
+ * the database vanish from the server's point of view exactly as a stopped PostgreSQL does: open
+ * connections are torn down and new ones are refused (nothing listens on the port). `restore()`
+ * listens on the same port again. Tests use this instead of stopping the machine's PostgreSQL,
+ * which other tests on this machine share.
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(): Promise<number> {
+    await this.listen(0);
+    return this.port;
+  }
+
+  /** Drops every relayed connection and stops listening: connects now get ECONNREFUSED. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async restore(): Promise<void> {
+    if (!this.server) await this.listen(this.port);
+  }
+
+  close(): Promise<void> {
+    return this.cut();
+  }
+
+  private listen(port: number): Promise<void> {
+    const server = createServer((client) => this.relay(client));
+    return new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        this.server = server;
+        const address = server.address();
+        if (address && typeof address === "object") this.port = address.port;
+        resolve();
+      });
+    });
+  }
+
+  private relay(client: Socket): void {
+    const upstream = connect(this.targetPort, this.targetHost);
+    for (const socket of [client, upstream]) {
+      this.sockets.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        this.sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+}

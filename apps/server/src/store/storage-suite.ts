@@ -1,0 +1,247 @@
+import type { NewPlant } from "@plantstore/contract";
+import { afterEach, describe, expect, it } from "vitest";
+import { StorageUnavailableError, type CreateOutcome, type Storage } from "./storage.js";
+
+/**
+ * One empty store for one test. `open()` may be called several times: every call opens the same
+ * data (a reopen after close, or a second "instance" next to the first).
+ */
+export interface TestStore {
+  open(): Promise<Storage>;
+  destroy(): Promise<void>;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+function hash(seed: number): Buffer {
+  return Buffer.alloc(32, seed);
+}
+
+function kinds(outcomes: CreateOutcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const outcome of outcomes) counts[outcome.kind] = (counts[outcome.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** The storage contract, run against any backend: the same tests must pass on SQLite and PostgreSQL. */
+export function describeStorage(name: string, newStore: () => Promise<TestStore>): void {
+  describe(`storage: ${name}`, () => {
+    let store: TestStore | undefined;
+    const opened: Storage[] = [];
+
+    async function open(): Promise<Storage> {
+      store ??= await newStore();
+      const storage = await store.open();
+      opened.push(storage);
+      return storage;
+    }
+
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((storage) => storage.close()));
+      await store?.destroy();
+      store = undefined;
+    });
+
+    describe("create, replay, conflict", () => {
+      it("creates a plant and reads it back", async () => {
+        const storage = await open();
+        const outcome = await storage.plants.create({ id: 7n, name: "Fern", tag: "indoor" });
+        expect(outcome).toEqual({ kind: "created", plant: { id: 7n, name: "Fern", tag: "indoor" } });
+        expect(await storage.plants.find(7n)).toEqual({ id: 7n, name: "Fern", tag: "indoor" });
+        expect(await storage.plants.find(8n)).toBeUndefined();
+        expect(await storage.plants.count()).toBe(1);
+      });
+
+      it("replays an identical create, with and without a tag", async () => {
+        const storage = await open();
+        await storage.plants.create({ id: 1n, name: "Fern" });
+        await storage.plants.create({ id: 2n, name: "Ivy", tag: "hanging" });
+        expect(await storage.plants.create({ id: 1n, name: "Fern" })).toEqual({
+          kind: "replayed",
+          plant: { id: 1n, name: "Fern" },
+        });
+        expect(await storage.plants.create({ id: 2n, name: "Ivy", tag: "hanging" })).toEqual({
+          kind: "replayed",
+          plant: { id: 2n, name: "Ivy", tag: "hanging" },
+        });
+        expect(await storage.plants.count()).toBe(2);
+      });
+
+      it.each<[string, NewPlant, NewPlant]>([
+        ["another name", { id: 1n, name: "Fern" }, { id: 1n, name: "Moss" }],
+        ["a tag where there was none", { id: 1n, name: "Fern" }, { id: 1n, name: "Fern", tag: "indoor" }],
+        ["no tag where there was one", { id: 1n, name: "Fern", tag: "indoor" }, { id: 1n, name: "Fern" }],
+        ["another tag", { id: 1n, name: "Fern", tag: "indoor" }, { id: 1n, name: "Fern", tag: "outdoor" }],
+      ])("answers a conflict for %s and keeps the original", async (_case, original, second) => {
+        const storage = await open();
+        await storage.plants.create(original);
+        expect(await storage.plants.create(second)).toEqual({ kind: "conflict", existing: original });
+        expect(await storage.plants.find(1n)).toEqual(original);
+        // The original still replays after the conflict.
+        expect((await storage.plants.create(original)).kind).toBe("replayed");
+      });
+
+      it("keeps names exact: astral characters and the longest name", async () => {
+        const storage = await open();
+        const plants: NewPlant[] = [
+          { id: 1n, name: "🌿".repeat(256), tag: "🌵".repeat(64) },
+          { id: 2n, name: "Ünïcödé ñame — 植物", tag: "ελληνικά" },
+          { id: 3n, name: "'; DROP TABLE plants; --" },
+        ];
+        for (const plant of plants) expect((await storage.plants.create(plant)).kind).toBe("created");
+        for (const plant of plants) expect(await storage.plants.find(plant.id)).toEqual(plant);
+      });
+    });
+
+    describe("exact int64 ids", () => {
+      it("round-trips -2^63, 2^63-1, 2^53, 2^53+1, 0 and -1 exactly, as distinct plants", async () => {
+        const storage = await open();
+        const ids = [INT64_MIN, INT64_MAX, 2n ** 53n, 2n ** 53n + 1n, 0n, -1n];
+        for (const id of ids) {
+          expect(await storage.plants.create({ id, name: `plant ${id}` })).toEqual({
+            kind: "created",
+            plant: { id, name: `plant ${id}` },
+          });
+        }
+        for (const id of ids) {
+          const found = await storage.plants.find(id);
+          expect(typeof found?.id).toBe("bigint");
+          expect(found).toEqual({ id, name: `plant ${id}` });
+        }
+        expect(await storage.plants.count()).toBe(ids.length);
+        // 2^53+1 is not 2^53 rounded: replaying it with 2^53's name is a conflict.
+        expect((await storage.plants.create({ id: 2n ** 53n + 1n, name: `plant ${2n ** 53n}` })).kind).toBe("conflict");
+      });
+    });
+
+    describe("concurrency", () => {
+      it("50 concurrent creates of one id with different names: exactly one created, 49 conflicts", async () => {
+        const storage = await open();
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => storage.plants.create({ id: 42n, name: `name ${i}` })),
+        );
+        expect(kinds(outcomes)).toEqual({ created: 1, conflict: 49 });
+        const winner = outcomes.find((outcome) => outcome.kind === "created");
+        for (const outcome of outcomes) {
+          if (outcome.kind === "conflict") expect(outcome.existing).toEqual(winner?.plant);
+        }
+        expect(await storage.plants.find(42n)).toEqual(winner?.plant);
+      });
+
+      it("50 concurrent identical creates: one created, the rest replayed", async () => {
+        const storage = await open();
+        const outcomes = await Promise.all(
+          Array.from({ length: 50 }, () => storage.plants.create({ id: 43n, name: "Fern", tag: "x" })),
+        );
+        expect(kinds(outcomes)).toEqual({ created: 1, replayed: 49 });
+      });
+
+      it("two instances on one store: one id raced from both is created exactly once", async () => {
+        const [first, second] = [await open(), await open()];
+        const outcomes = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 === 0 ? first : second).plants.create({ id: 99n, name: `name ${i % 4}` }),
+          ),
+        );
+        const counts = kinds(outcomes);
+        expect(counts.created).toBe(1);
+        const stored = await second.plants.find(99n);
+        for (const outcome of outcomes) {
+          if (outcome.kind === "replayed") expect(outcome.plant).toEqual(stored);
+          if (outcome.kind === "conflict") expect(outcome.existing).toEqual(stored);
+        }
+        // Every attempt with the winning name is a replay, every other a conflict.
+        expect(counts.replayed).toBe(9);
+        expect(counts.conflict).toBe(30);
+      });
+
+      it("200 concurrent creates of distinct ids are all created", async () => {
+        const storage = await open();
+        const outcomes = await Promise.all(
+          Array.from({ length: 200 }, (_, i) => storage.plants.create({ id: BigInt(i) * 1_000_003n, name: `p${i}` })),
+        );
+        expect(kinds(outcomes)).toEqual({ created: 200 });
+        expect(await storage.plants.count()).toBe(200);
+      });
+    });
+
+    describe("durability", () => {
+      it("keeps every acknowledged plant and token across close and reopen", async () => {
+        const first = await open();
+        const acknowledged = await Promise.all(
+          Array.from({ length: 100 }, (_, i) => first.plants.create({ id: BigInt(i) - 50n, name: `p${i}` })),
+        );
+        const token = await first.tokens.add(hash(1), "ops");
+        await first.close();
+        const again = await open();
+        expect(await again.plants.count()).toBe(100);
+        for (const outcome of acknowledged) {
+          if (outcome.kind !== "created") throw new Error(`unexpected ${outcome.kind}`);
+          expect(await again.plants.find(outcome.plant.id)).toEqual(outcome.plant);
+        }
+        expect(await again.tokens.list()).toEqual([token]);
+      });
+
+      it("close() finishes creates already in flight, then refuses new ones as unavailable", async () => {
+        const storage = await open();
+        const inFlight = Array.from({ length: 60 }, (_, i) => storage.plants.create({ id: BigInt(i), name: `p${i}` }));
+        await storage.close();
+        expect(kinds(await Promise.all(inFlight))).toEqual({ created: 60 });
+        await expect(storage.plants.create({ id: 1000n, name: "late" })).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+        const reopened = await open();
+        expect(await reopened.plants.count()).toBe(60);
+      });
+
+      it("answers ping() while open", async () => {
+        const storage = await open();
+        expect(await storage.ping()).toBe(true);
+      });
+    });
+
+    describe("tokens", () => {
+      it("adds, lists and revokes tokens", async () => {
+        const storage = await open();
+        const ops = await storage.tokens.add(hash(1), "ops");
+        const ci = await storage.tokens.add(hash(2), "ci");
+        expect(ops).toMatchObject({ label: "ops" });
+        expect(ops.revokedAt).toBeUndefined();
+        expect(new Date(ops.createdAt).toISOString()).toBe(ops.createdAt);
+        expect(ci.id).not.toBe(ops.id);
+        expect((await storage.tokens.activeHashes()).map((h) => h[0]).sort()).toEqual([1, 2]);
+
+        expect(await storage.tokens.revoke(ops.id)).toBe(true);
+        expect(await storage.tokens.revoke(ops.id)).toBe(false);
+        expect(await storage.tokens.revoke(123_456)).toBe(false);
+        expect((await storage.tokens.activeHashes()).map((h) => h[0])).toEqual([2]);
+        const listed = await storage.tokens.list();
+        expect(listed.map((t) => [t.label, t.revokedAt !== undefined])).toEqual([
+          ["ops", true],
+          ["ci", false],
+        ]);
+      });
+
+      it("addIfNoneActive adds only when no token is active", async () => {
+        const storage = await open();
+        expect(await storage.tokens.addIfNoneActive(hash(1), "first run")).toBe(true);
+        expect(await storage.tokens.addIfNoneActive(hash(2), "first run")).toBe(false);
+        expect((await storage.tokens.activeHashes()).length).toBe(1);
+        const [first] = await storage.tokens.list();
+        expect(await storage.tokens.revoke(first!.id)).toBe(true);
+        expect(await storage.tokens.addIfNoneActive(hash(3), "first run")).toBe(true);
+      });
+
+      it("addIfNoneActive is atomic: racing instances add exactly one token", async () => {
+        const [first, second] = [await open(), await open()];
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).tokens.addIfNoneActive(hash(i + 1), `r${i}`)),
+        );
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await first.tokens.activeHashes()).toHaveLength(1);
+        expect(await second.tokens.list()).toHaveLength(1);
+      });
+    });
+  });
+}
