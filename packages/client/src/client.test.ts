@@ -1,0 +1,225 @@
+import { ErrorCode } from "@plantstore/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPlantStoreClient, type PlantStoreClientOptions } from "./client.js";
+import { PlantStoreError } from "./plant-store-error.js";
+import { startFlakyProxy, type ProxyFault } from "./test-support/flaky-proxy.js";
+import { startTestServer, TEST_TOKEN, type TestServer } from "./test-support/test-server.js";
+
+let server: TestServer;
+let nextId = 1_000;
+/** A fresh id per test, so tests do not depend on one another. */
+const freshId = () => nextId++;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const fastRetry = { baseDelayMs: 5, maxDelayMs: 20 };
+function clientFor(baseUrl: string, overrides: Partial<PlantStoreClientOptions> = {}) {
+  return createPlantStoreClient({ baseUrl, token: TEST_TOKEN, retry: fastRetry, ...overrides });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<PlantStoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(PlantStoreError);
+  return error as PlantStoreError;
+}
+
+async function withProxy<T>(faults: ProxyFault[], run: (url: string) => Promise<T>): Promise<T> {
+  const proxy = await startFlakyProxy(server.url, faults);
+  try {
+    return await run(proxy.url);
+  } finally {
+    await proxy.close();
+  }
+}
+
+describe("createPlant against the real server", () => {
+  it("creates a plant with a number id and answers the Plant without an id", async () => {
+    const result = await clientFor(server.url).createPlant({ id: freshId(), name: "Fern", tag: "indoor" });
+    expect(result).toEqual({ plant: { name: "Fern", tag: "indoor" }, outcome: "created", attempts: 1 });
+  });
+
+  it("keeps bigint ids above 2^53 exact: 2^53 and 2^53+1 are two plants", async () => {
+    const client = clientFor(server.url);
+    const above = await client.createPlant({ id: 2n ** 53n + 1n, name: "Odd" });
+    const below = await client.createPlant({ id: 2n ** 53n, name: "Even" });
+    expect([above.outcome, below.outcome]).toEqual(["created", "created"]);
+    // Had either id been rounded, one of these would be a conflict.
+    expect((await client.createPlant({ id: 2n ** 53n + 1n, name: "Odd" })).outcome).toBe("replayed");
+    expect((await client.createPlant({ id: 2n ** 53n, name: "Even" })).outcome).toBe("replayed");
+  });
+
+  it("accepts the int64 extremes", async () => {
+    const client = clientFor(server.url);
+    expect((await client.createPlant({ id: 2n ** 63n - 1n, name: "Max" })).plant).toEqual({ name: "Max" });
+    expect((await client.createPlant({ id: -(2n ** 63n), name: "Min" })).plant).toEqual({ name: "Min" });
+  });
+
+  it("reports an identical repeat as replayed", async () => {
+    const client = clientFor(server.url);
+    const id = freshId();
+    await client.createPlant({ id, name: "Ivy" });
+    const again = await client.createPlant({ id, name: "Ivy" });
+    expect(again).toEqual({ plant: { name: "Ivy" }, outcome: "replayed", attempts: 1 });
+  });
+
+  it("surfaces 409 as a conflict, without retrying", async () => {
+    const client = clientFor(server.url);
+    const id = freshId();
+    await client.createPlant({ id, name: "Ivy" });
+    const error = await failureOf(client.createPlant({ id, name: "Not Ivy" }));
+    expect(error).toMatchObject({ kind: "http", status: 409, code: ErrorCode.ID_CONFLICT, codeName: "ID_CONFLICT" });
+    expect(error.attempts).toBe(1);
+    expect([error.isConflict(), error.isInvalidInput(), error.isAuthError(), error.isTransient()]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it("surfaces 400 as invalid input naming the field, without retrying", async () => {
+    const error = await failureOf(clientFor(server.url).createPlant({ id: freshId(), name: "" }));
+    expect(error).toMatchObject({ kind: "http", status: 400, code: ErrorCode.VALIDATION_FAILED, attempts: 1 });
+    expect(error.detail).toContain("name");
+    expect([error.isInvalidInput(), error.isConflict(), error.isAuthError()]).toEqual([true, false, false]);
+  });
+
+  it("sends unknown fields rather than dropping them, so the server refuses them", async () => {
+    const body = { id: freshId(), name: "Fern", color: "green" } as unknown as { id: number; name: string };
+    const error = await failureOf(clientFor(server.url).createPlant(body));
+    expect(error).toMatchObject({ status: 400, code: ErrorCode.VALIDATION_FAILED });
+    expect(error.detail).toContain("color");
+  });
+
+  it("surfaces 401 as an auth error and never puts the token in the error", async () => {
+    const secret = "s3cret-token-value";
+    const error = await failureOf(
+      clientFor(server.url, { token: secret }).createPlant({ id: freshId(), name: "Fern" }),
+    );
+    expect(error).toMatchObject({ kind: "http", status: 401, code: ErrorCode.INVALID_CREDENTIAL, attempts: 1 });
+    expect(error.isAuthError()).toBe(true);
+    expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(secret);
+  });
+
+  it("refuses a number id beyond 2^53 before sending", async () => {
+    const error = await failureOf(clientFor(server.url).createPlant({ id: 2 ** 53 + 2, name: "Fern" }));
+    expect(error).toMatchObject({ kind: "invalid-request", attempts: 0 });
+    expect(error.message).toContain("bigint");
+    expect(error.isInvalidInput()).toBe(true);
+  });
+});
+
+describe("retries over a flaky network", () => {
+  it("retries a dropped connection and ends in 200", async () => {
+    await withProxy([{ kind: "drop" }], async (url) => {
+      const result = await clientFor(url).createPlant({ id: freshId(), name: "Fern" });
+      expect(result).toEqual({ plant: { name: "Fern" }, outcome: "created", attempts: 2 });
+    });
+  });
+
+  it("retries a 503 once and ends in 200", async () => {
+    await withProxy([{ kind: "status-503", retryAfter: "0" }], async (url) => {
+      const result = await clientFor(url).createPlant({ id: freshId(), name: "Fern" });
+      expect(result).toEqual({ plant: { name: "Fern" }, outcome: "created", attempts: 2 });
+    });
+  });
+
+  it("after a lost answer, the retry is a replay of its own create and says the outcome is unknown", async () => {
+    const id = freshId();
+    await withProxy([{ kind: "lose-answer" }], async (url) => {
+      const result = await clientFor(url).createPlant({ id, name: "Fern" });
+      expect(result).toEqual({ plant: { name: "Fern" }, outcome: "unknown", attempts: 2 });
+    });
+    // The first attempt stored it: the same id with another name is now a genuine conflict.
+    const error = await failureOf(clientFor(server.url).createPlant({ id, name: "Other" }));
+    expect(error.isConflict()).toBe(true);
+  });
+
+  it("honours Retry-After on 429, capped by maxRetryAfterMs", async () => {
+    await withProxy([{ kind: "status-429", retryAfter: "120" }], async (url) => {
+      const started = Date.now();
+      const client = clientFor(url, { retry: { ...fastRetry, maxRetryAfterMs: 300 } });
+      const result = await client.createPlant({ id: freshId(), name: "Fern" });
+      const elapsed = Date.now() - started;
+      expect(result.attempts).toBe(2);
+      expect(elapsed).toBeGreaterThanOrEqual(290);
+      expect(elapsed).toBeLessThan(5_000);
+    });
+  });
+
+  it("gives up after the configured retries with the last failure", async () => {
+    await withProxy([{ kind: "status-503" }, { kind: "status-503" }, { kind: "status-503" }], async (url) => {
+      const error = await failureOf(
+        clientFor(url, { retry: { ...fastRetry, retries: 2 } }).createPlant({ id: freshId(), name: "Fern" }),
+      );
+      expect(error).toMatchObject({ kind: "http", status: 503, attempts: 3 });
+      expect(error.isTransient()).toBe(true);
+    });
+  });
+
+  it("reports an unreachable server as a network error after retrying", async () => {
+    const proxy = await startFlakyProxy(server.url, []);
+    const deadUrl = proxy.url;
+    await proxy.close();
+    const error = await failureOf(
+      clientFor(deadUrl, { retry: { ...fastRetry, retries: 2 } }).createPlant({ id: freshId(), name: "Fern" }),
+    );
+    expect(error).toMatchObject({ kind: "network", attempts: 3 });
+    expect(error.message).toContain(deadUrl);
+    expect(error.message).not.toContain(TEST_TOKEN);
+  });
+});
+
+describe("timeouts and cancellation", () => {
+  it("ends an attempt that outlasts timeoutMs", async () => {
+    await withProxy([{ kind: "stall" }], async (url) => {
+      const started = Date.now();
+      const error = await failureOf(
+        clientFor(url, { timeoutMs: 150, retry: false }).createPlant({ id: freshId(), name: "Fern" }),
+      );
+      expect(error).toMatchObject({ kind: "timeout", attempts: 1 });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+  });
+
+  it("retries after a timed-out attempt and ends in 200", async () => {
+    await withProxy([{ kind: "stall" }], async (url) => {
+      const result = await clientFor(url, { timeoutMs: 150 }).createPlant({ id: freshId(), name: "Fern" });
+      expect(result.attempts).toBe(2);
+      expect(result.plant).toEqual({ name: "Fern" });
+    });
+  });
+
+  it("an overall AbortSignal cancels the attempt in flight and the retries", async () => {
+    await withProxy([{ kind: "stall" }, { kind: "stall" }], async (url) => {
+      const started = Date.now();
+      const error = await failureOf(
+        clientFor(url, { timeoutMs: 60_000 }).createPlant(
+          { id: freshId(), name: "Fern" },
+          { signal: AbortSignal.timeout(100) },
+        ),
+      );
+      expect(error.kind).toBe("aborted");
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+  });
+
+  it("an already aborted signal sends nothing", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await withProxy([], async (url) => {
+      const error = await failureOf(
+        clientFor(url).createPlant({ id: freshId(), name: "Fern" }, { signal: controller.signal }),
+      );
+      expect(error).toMatchObject({ kind: "aborted", attempts: 0 });
+    });
+  });
+});

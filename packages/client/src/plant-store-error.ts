@@ -1,0 +1,96 @@
+import { errorCatalogue, type ErrorCodeName } from "@plantstore/contract";
+import { isRetryableStatus } from "./retry-policy.js";
+
+/**
+ * Why a create failed:
+ * - `http`: the server answered an error status (see `status`, `code`, `detail`);
+ * - `network`: no answer (connection refused or reset, DNS failure), after every retry;
+ * - `timeout`: every attempt outlasted `timeoutMs`;
+ * - `aborted`: the caller's `AbortSignal` fired;
+ * - `invalid-request`: refused before sending (an id the client cannot send exactly);
+ * - `unexpected-response`: a 200 whose body does not match the contract.
+ */
+export type PlantStoreErrorKind =
+  "http" | "network" | "timeout" | "aborted" | "invalid-request" | "unexpected-response";
+
+export interface PlantStoreErrorInit {
+  kind: PlantStoreErrorKind;
+  message: string;
+  status?: number;
+  code?: number;
+  detail?: string;
+  attempts?: number;
+  cause?: unknown;
+}
+
+const codeNames: ReadonlyMap<number, ErrorCodeName> = new Map(errorCatalogue.map(({ code, name }) => [code, name]));
+
+/**
+ * The one error a Plant Store client call throws. Its message never contains the bearer token
+ * (nothing from the request headers is ever put into it).
+ */
+export class PlantStoreError extends Error {
+  override readonly name = "PlantStoreError";
+  readonly kind: PlantStoreErrorKind;
+  /** The HTTP status, for `kind: "http"`. */
+  readonly status: number | undefined;
+  /** The Error body's `error` field: a code from `ErrorCode` (its first three digits are the status). */
+  readonly code: number | undefined;
+  /** The catalogue name of `code`, e.g. `"ID_CONFLICT"`; undefined for a code this client does not know. */
+  readonly codeName: ErrorCodeName | undefined;
+  /** The Error body's `message` field as the server sent it. */
+  readonly detail: string | undefined;
+  /** How many requests were made before giving up (0 when refused before sending). */
+  readonly attempts: number;
+
+  constructor(init: PlantStoreErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.kind = init.kind;
+    this.status = init.status;
+    this.code = init.code;
+    this.codeName = init.code === undefined ? undefined : codeNames.get(init.code);
+    this.detail = init.detail;
+    this.attempts = init.attempts ?? 0;
+  }
+
+  /** The id exists with a different name or tag (409); the stored plant is unchanged. */
+  isConflict(): boolean {
+    return this.status === 409;
+  }
+
+  /** The bearer token is missing, malformed, unknown or revoked (401). */
+  isAuthError(): boolean {
+    return this.status === 401;
+  }
+
+  /** The plant itself was refused: not a valid NewPlant, too large, or not sendable as JSON. */
+  isInvalidInput(): boolean {
+    return this.kind === "invalid-request" || this.status === 400 || this.status === 413 || this.status === 415;
+  }
+
+  /** The failure may go away on its own (network, timeout, 408/429/502/503/504): retrying later is sensible. */
+  isTransient(): boolean {
+    return (
+      this.kind === "network" ||
+      this.kind === "timeout" ||
+      (this.status !== undefined && isRetryableStatus(this.status))
+    );
+  }
+
+  /** Copy with the final attempt count (attempts are known only once the retry loop ends). */
+  withAttempts(attempts: number): PlantStoreError {
+    return new PlantStoreError({
+      kind: this.kind,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      detail: this.detail,
+      attempts,
+      cause: this.cause,
+    });
+  }
+}
+
+export function isPlantStoreError(value: unknown): value is PlantStoreError {
+  return value instanceof PlantStoreError;
+}
