@@ -1,0 +1,123 @@
+import { randomBytes } from "node:crypto";
+import type { BenchResults, BenchSettings, CellResult, RoundResult } from "./results.js";
+import { currentLoadAverage, describeMachine } from "./machine.js";
+import { checkRefusesWrongToken, precreatePool } from "./probe.js";
+import { checkStatuses, type ScenarioName } from "./scenarios.js";
+import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
+import { startTarget, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
+import type { TargetSpec } from "./targets.js";
+import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
+import { stopProcess } from "./processes.js";
+
+export interface BenchPlan {
+  settings: BenchSettings;
+  targets: readonly TargetSpec[];
+  scenarios: readonly ScenarioName[];
+  workDir: string;
+  log: (line: string) => void;
+}
+
+const SERVER_CPU = 0;
+const WRK_CPU = 1;
+/** Ids of one wrk run are idBase + thread·2^30 + n; 2^36 apart keeps every run's ids apart (see plants.lua). */
+const ID_STRIDE = 2 ** 36;
+
+function toRound(result: WrkResult): RoundResult {
+  return {
+    reqPerSec: requestsPerSecond(result),
+    p50Ms: result.p50Us / 1000,
+    p99Ms: result.p99Us / 1000,
+    requests: result.requests,
+    statuses: result.statuses,
+    socketErrors: result.errors.connect + result.errors.read + result.errors.write,
+    timeouts: result.errors.timeout,
+  };
+}
+
+/** Start every target, load each cell in interleaved rounds, and stop them all (also on failure). */
+export async function runBench(plan: BenchPlan): Promise<BenchResults> {
+  const { settings, log } = plan;
+  const token = `bench-${randomBytes(12).toString("hex")}`;
+  const machine = describeMachine(plan.workDir);
+  const date = new Date().toISOString();
+  const cpu = (which: number) => (settings.pinned ? which : undefined);
+  const failures: string[] = [];
+  if (machine.loadAverageAtStart > 1) {
+    log(
+      `note: load average ${machine.loadAverageAtStart} at start: other work shares these cores, figures will be noisy`,
+    );
+  }
+  const running: RunningTarget[] = [];
+  let runIndex = 0;
+  try {
+    for (const spec of plan.targets) {
+      log(`starting ${spec.name}`);
+      const target = await startTarget(spec, { workDir: plan.workDir, token, cpu: cpu(SERVER_CPU) });
+      running.push(target);
+      try {
+        if (spec.checksToken) await checkRefusesWrongToken(target.url, token);
+        if (spec.scenarios.some((scenario) => scenario === "replay" || scenario === "conflict")) {
+          await precreatePool(target.url, token, settings.poolSize);
+        }
+      } catch (error) {
+        throw new Error(`${spec.name} answered wrongly before the load: ${(error as Error).message}`);
+      }
+    }
+    const cells = plan.scenarios.flatMap((scenario) =>
+      running.filter((target) => target.spec.scenarios.includes(scenario)).map((target) => ({ target, scenario })),
+    );
+    const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
+      const result = await runWrk({
+        url: target.url,
+        scenario,
+        token,
+        idBase: ++runIndex * ID_STRIDE,
+        poolSize: settings.poolSize,
+        connections: settings.connections,
+        threads: settings.wrkThreads,
+        durationSeconds: seconds,
+        cpu: cpu(WRK_CPU),
+      });
+      const round = toRound(result);
+      const wrong = checkStatuses(scenario, result.statuses);
+      if (wrong !== undefined) failures.push(`${target.spec.name} ${scenario} (${label}): ${wrong}`);
+      if (round.socketErrors > 0)
+        failures.push(`${target.spec.name} ${scenario} (${label}): ${round.socketErrors} socket errors`);
+      if (target.child.exitCode !== null || target.child.signalCode !== null) {
+        throw new Error(`${target.spec.name} exited during the ${scenario} load; see ${target.logFile}`);
+      }
+      log(
+        `  ${label.padEnd(8)} ${target.spec.name.padEnd(16)} ${scenario.padEnd(9)} ${Math.round(round.reqPerSec).toString().padStart(7)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms`,
+      );
+      return round;
+    };
+    if (settings.warmupSeconds > 0) {
+      for (const { target, scenario } of cells) await load(target, scenario, settings.warmupSeconds, "warm-up");
+    }
+    const rounds = new Map(cells.map((cell) => [cell, [] as RoundResult[]]));
+    for (let round = 1; round <= settings.rounds; round++) {
+      for (const cell of cells)
+        rounds.get(cell)?.push(await load(cell.target, cell.scenario, settings.durationSeconds, `round ${round}`));
+    }
+    machine.loadAverageAtEnd = currentLoadAverage();
+    const results: CellResult[] = cells.map((cell) =>
+      summarizeCell(cell.target.spec.name, cell.scenario, rounds.get(cell) ?? []),
+    );
+    return {
+      date,
+      machine,
+      settings,
+      targets: running.map((target) => ({
+        name: target.spec.name,
+        description: target.spec.description,
+        peakRssKiB: targetPeakRssKiB(target),
+      })),
+      cells: results,
+      ratios: computeRatios(results),
+      goals: evaluateGoals(results),
+      failures,
+    };
+  } finally {
+    await Promise.all(running.map((target) => stopProcess(target.child, 5000)));
+  }
+}

@@ -1,0 +1,65 @@
+import type { BenchResults, CellResult } from "./results.js";
+
+const number = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function statusSummary(cell: CellResult): string {
+  const totals: Record<string, number> = {};
+  for (const round of cell.rounds) {
+    for (const [status, count] of Object.entries(round.statuses)) totals[status] = (totals[status] ?? 0) + count;
+  }
+  const all = Object.values(totals).reduce((sum, count) => sum + count, 0);
+  return Object.entries(totals)
+    .map(([status, count]) => `${status} ${Math.round((count / all) * 100)} %`)
+    .join(", ");
+}
+
+function range(cell: CellResult): string {
+  const values = cell.rounds.map((round) => round.reqPerSec);
+  return `${number(Math.min(...values))}–${number(Math.max(...values))}`;
+}
+
+/** The results as the Markdown the README quotes. */
+export function renderMarkdown(results: BenchResults): string {
+  const { machine, settings } = results;
+  const rss = new Map(results.targets.map((target) => [target.name, target.peakRssKiB]));
+  const lines = [
+    `# Plant Store benchmark${settings.smoke ? " (smoke run: too short to quote)" : ""}`,
+    "",
+    `${results.date} · ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB · Linux ${machine.kernel} · Node ${machine.node} · ${machine.wrk}`,
+    "",
+    `Server ${settings.pinned ? "pinned to CPU 0, wrk to CPU 1" : "and wrk unpinned"}; ${settings.connections} keep-alive connections, ` +
+      `${settings.wrkThreads} wrk thread(s); ${settings.warmupSeconds} s warm-up, then ${settings.rounds} interleaved rounds of ` +
+      `${settings.durationSeconds} s per target and scenario; medians over the rounds. Databases on ${machine.databaseFilesystem}; ` +
+      `load average ${machine.loadAverageAtStart} at start, ${machine.loadAverageAtEnd ?? "?"} at end (2 cores: above ~1 means other work shared them).`,
+    "",
+    "| target | scenario | req/s (median) | req/s (rounds) | p50 ms | p99 ms | peak RSS MiB | statuses |",
+    "|---|---|---:|---:|---:|---:|---:|---|",
+    ...results.cells.map((cell) => {
+      const peak = rss.get(cell.target);
+      return `| ${cell.target} | ${cell.scenario} | ${number(cell.medianReqPerSec)} | ${range(cell)} | ${number(cell.medianP50Ms, 2)} | ${number(cell.medianP99Ms, 2)} | ${peak === undefined ? "?" : number(peak / 1024, 1)} | ${statusSummary(cell)} |`;
+    }),
+    "",
+    "## Plant Store ÷ baseline (req/s)",
+    "",
+    "| scenario | baseline | ratio |",
+    "|---|---|---:|",
+    ...results.ratios.map((ratio) => `| ${ratio.scenario} | ${ratio.baseline} | ${ratio.ratio.toFixed(2)}× |`),
+    "",
+    "## Targets (issue 6)",
+    "",
+    "| target | required | measured | |",
+    "|---|---|---:|---|",
+    ...results.goals.map(
+      (goal) => `| ${goal.goal} | ${goal.required} | ${goal.actual} | ${goal.met ? "met" : "**missed**"} |`,
+    ),
+    "",
+    "## Targets loaded",
+    "",
+    ...results.targets.map((target) => `- **${target.name}**: ${target.description}`),
+  ];
+  if (results.failures.length > 0) {
+    lines.push("", "## Failures", "", ...results.failures.map((failure) => `- ${failure}`));
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,61 @@
+import type { ScenarioName } from "./scenarios.js";
+import type { TargetName } from "./targets.js";
+import type { MachineInfo } from "./machine.js";
+
+/** One wrk run, reduced to what the report needs. */
+export interface RoundResult {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  statuses: Record<string, number>;
+  socketErrors: number;
+  timeouts: number;
+}
+
+/** One target under one scenario, over every round. */
+export interface CellResult {
+  target: TargetName;
+  scenario: ScenarioName;
+  rounds: RoundResult[];
+  medianReqPerSec: number;
+  medianP50Ms: number;
+  medianP99Ms: number;
+}
+
+export interface Ratio {
+  scenario: ScenarioName;
+  baseline: TargetName;
+  /** Plant Store's median req/s over the baseline's. */
+  ratio: number;
+}
+
+export interface Goal {
+  goal: string;
+  required: string;
+  actual: string;
+  met: boolean;
+}
+
+export interface BenchSettings {
+  smoke: boolean;
+  rounds: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  connections: number;
+  wrkThreads: number;
+  poolSize: number;
+  pinned: boolean;
+}
+
+export interface BenchResults {
+  date: string;
+  machine: MachineInfo;
+  settings: BenchSettings;
+  targets: Array<{ name: TargetName; description: string; peakRssKiB: number | undefined }>;
+  cells: CellResult[];
+  ratios: Ratio[];
+  goals: Goal[];
+  /** Wrong statuses, socket errors, targets that failed: any entry fails the run. */
+  failures: string[];
+}

@@ -1,0 +1,40 @@
+/** The load each wrk run sends; the names are the Lua script's modes. */
+export type ScenarioName = "create" | "replay" | "conflict" | "unauth";
+
+export interface Scenario {
+  name: ScenarioName;
+  description: string;
+}
+
+export const scenarios: readonly Scenario[] = [
+  { name: "create", description: "unique ids: every request a new plant" },
+  { name: "replay", description: "100 % replays of pre-created plants (same body)" },
+  { name: "conflict", description: "50 % conflicts (pre-created id, other name), 50 % creates" },
+  { name: "unauth", description: "401s: a valid create with an unknown bearer token" },
+];
+
+/** How far the 409 share of a conflict run may stray from one half (in-flight requests at the end). */
+const CONFLICT_SHARE_TOLERANCE = 0.05;
+
+/**
+ * Why a run's answers are wrong for its scenario, or undefined when they are right.
+ * `statuses` maps HTTP status → count, as wrk's script reports it.
+ */
+export function checkStatuses(scenario: ScenarioName, statuses: Readonly<Record<string, number>>): string | undefined {
+  const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  if (total === 0) return "no responses at all";
+  const expected: readonly string[] =
+    scenario === "unauth" ? ["401"] : scenario === "conflict" ? ["200", "409"] : ["200"];
+  const unexpected = Object.entries(statuses).filter(([status, count]) => count > 0 && !expected.includes(status));
+  if (unexpected.length > 0) {
+    const list = unexpected.map(([status, count]) => `${count}× ${status}`).join(", ");
+    return `expected only ${expected.join("/")}, got ${list}`;
+  }
+  if (scenario === "conflict") {
+    const share = (statuses["409"] ?? 0) / total;
+    if (Math.abs(share - 0.5) > CONFLICT_SHARE_TOLERANCE) {
+      return `expected about 50 % 409s, got ${(share * 100).toFixed(1)} %`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import type { RoundResult } from "./results.js";
+import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
+
+function round(reqPerSec: number, p50Ms = 1, p99Ms = 2): RoundResult {
+  return { reqPerSec, p50Ms, p99Ms, requests: reqPerSec, statuses: { "200": reqPerSec }, socketErrors: 0, timeouts: 0 };
+}
+
+const cells = [
+  summarizeCell("plantstore", "create", [round(900), round(1000, 2, 9), round(1100)]),
+  summarizeCell("plantstore", "unauth", [round(1500)]),
+  summarizeCell("fastify-durable", "create", [round(1000)]),
+  summarizeCell("naive", "create", [round(400)]),
+  summarizeCell("express-floor", "create", [round(2000)]),
+];
+
+describe("summarizeCell", () => {
+  it("takes the median of each measure over the rounds", () => {
+    expect(cells[0]).toMatchObject({ medianReqPerSec: 1000, medianP50Ms: 1, medianP99Ms: 2 });
+  });
+});
+
+describe("computeRatios", () => {
+  it("divides Plant Store by every baseline that ran the same scenario", () => {
+    expect(computeRatios(cells)).toEqual([
+      { scenario: "create", baseline: "fastify-durable", ratio: 1 },
+      { scenario: "create", baseline: "naive", ratio: 2.5 },
+      { scenario: "create", baseline: "express-floor", ratio: 0.5 },
+    ]);
+  });
+});
+
+describe("evaluateGoals", () => {
+  it("marks each of the issue's targets met or missed", () => {
+    expect(evaluateGoals(cells)).toEqual([
+      { goal: "creates/s vs fastify-durable", required: "≥ 1.00×", actual: "1.00×", met: true },
+      { goal: "creates/s vs naive", required: "≥ 2.00×", actual: "2.50×", met: true },
+      { goal: "creates/s vs express-floor", required: "≥ 0.80×", actual: "0.50×", met: false },
+      { goal: "p99 / p50 latency (create)", required: "≤ 4×", actual: "2.00×", met: true },
+      { goal: "p99 / p50 latency (unauth)", required: "≤ 4×", actual: "2.00×", met: true },
+      { goal: "401s/s vs creates/s", required: "≥ 2.00×", actual: "1.50×", met: false },
+    ]);
+  });
+  it("says nothing when Plant Store's creates were not measured", () => {
+    expect(evaluateGoals(cells.slice(2))).toEqual([]);
+  });
+});
