@@ -55,7 +55,8 @@ export function createServer(deps: AppDependencies): Express {
     }
     storage.ping().then((up) => {
       if (up) res.json({ status: "ready", storage: storage.kind });
-      else sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" }));
+      else
+        sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" }));
     }, next);
   });
   app.get("/openapi.json", (_req, res) => {

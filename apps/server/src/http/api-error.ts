@@ -30,7 +30,10 @@ export function sendError(res: Response, error: ApiError, options: { close?: boo
 }
 
 export const notFound = (method: string, path: string) =>
-  new ApiError(ErrorCode.NOT_FOUND, `no such resource: ${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`);
+  new ApiError(
+    ErrorCode.NOT_FOUND,
+    `no such resource: ${method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`,
+  );
 
 export const methodNotAllowed = (method: string, allow: string) =>
   new ApiError(ErrorCode.METHOD_NOT_ALLOWED, `method ${method} is not allowed here; allowed: ${allow}`, {

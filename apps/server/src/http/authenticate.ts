@@ -22,7 +22,8 @@ export function authenticate(verifier: TokenVerifier, bodyLimitBytes: number) {
     // Node discards a small unread body and keeps the connection; a large or unbounded one is not
     // worth receiving for a refusal, so that connection is closed.
     const declared = req.headers["content-length"];
-    const close = declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
+    const close =
+      declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
     const reject = (res: Response, error: ApiError) => sendError(res, error, { close });
 
     const header = req.headers.authorization;
@@ -35,7 +36,11 @@ export function authenticate(verifier: TokenVerifier, bodyLimitBytes: number) {
         // Another scheme (Basic, Digest…): no bearer credential was sent.
         return reject(
           res,
-          new ApiError(ErrorCode.MISSING_CREDENTIAL, "a bearer token is required (Authorization: Bearer <token>)", challenge()),
+          new ApiError(
+            ErrorCode.MISSING_CREDENTIAL,
+            "a bearer token is required (Authorization: Bearer <token>)",
+            challenge(),
+          ),
         );
       }
       return reject(
@@ -51,7 +56,10 @@ export function authenticate(verifier: TokenVerifier, bodyLimitBytes: number) {
     const decide = (valid: boolean) =>
       valid
         ? next()
-        : reject(res, new ApiError(ErrorCode.INVALID_CREDENTIAL, "the bearer token is not valid", challenge("invalid_token")));
+        : reject(
+            res,
+            new ApiError(ErrorCode.INVALID_CREDENTIAL, "the bearer token is not valid", challenge("invalid_token")),
+          );
     if (typeof verdict === "boolean") decide(verdict);
     else verdict.then(decide, next);
   };

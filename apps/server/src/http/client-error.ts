@@ -1,11 +1,16 @@
 import type { Socket } from "node:net";
 import { ErrorCode, type ErrorCodeValue } from "@plantstore/contract";
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  408: "Request Timeout",
+  431: "Request Header Fields Too Large",
+};
 
 function classify(code: string | undefined): [number, ErrorCodeValue, string] {
   if (code === "HPE_HEADER_OVERFLOW") return [431, ErrorCode.HEADERS_TOO_LARGE, "the request headers are too large"];
-  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return [408, ErrorCode.REQUEST_TIMEOUT, "the request did not arrive in time"];
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT")
+    return [408, ErrorCode.REQUEST_TIMEOUT, "the request did not arrive in time"];
   return [400, ErrorCode.BAD_REQUEST, "the HTTP request is malformed"];
 }
 

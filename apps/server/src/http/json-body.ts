@@ -55,8 +55,7 @@ export function readJsonBody({ limitBytes, timeoutMs }: JsonBodyOptions) {
         { close: true },
       );
     }
-    const tooLarge = () =>
-      new ApiError(ErrorCode.BODY_TOO_LARGE, `the body must be at most ${limitBytes} bytes`);
+    const tooLarge = () => new ApiError(ErrorCode.BODY_TOO_LARGE, `the body must be at most ${limitBytes} bytes`);
     if (declaredLength !== undefined && Number(declaredLength) > limitBytes) {
       return sendError(res, tooLarge(), { close: true });
     }

@@ -12,7 +12,9 @@ export async function runTokensCommand(args: string[], storage: Storage, out = p
   switch (command) {
     case "list": {
       for (const token of await storage.tokens.list()) {
-        out.write(`${token.id}\t${token.label}\tcreated ${token.createdAt}\t${token.revokedAt ? `revoked ${token.revokedAt}` : "active"}\n`);
+        out.write(
+          `${token.id}\t${token.label}\tcreated ${token.createdAt}\t${token.revokedAt ? `revoked ${token.revokedAt}` : "active"}\n`,
+        );
       }
       return 0;
     }

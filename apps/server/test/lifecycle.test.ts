@@ -1,0 +1,184 @@
+import { spawnSync } from "node:child_process";
+import { request } from "node:http";
+import { afterAll, describe, expect, it } from "vitest";
+import { sqliteBackend } from "./support/databases.js";
+import { MAIN, spawnServer, stringify, TOKEN, waitForOutput, type ServerProcess } from "./support/test-server.js";
+
+const backend = sqliteBackend();
+afterAll(() => backend.cleanup());
+
+function create(url: string, id: bigint, token = TOKEN): Promise<number> {
+  return fetch(`${url}/plants`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: stringify({ id, name: `plant ${id}` }),
+  }).then(
+    (response) => response.status,
+    () => 0, // connection refused or cut: no answer
+  );
+}
+
+async function stop(server: ServerProcess): Promise<number | null> {
+  server.child.kill("SIGTERM");
+  return server.exited;
+}
+
+describe("the process as users run it", () => {
+  it("keeps every plant across a restart on the same file", async () => {
+    const databaseUrl = await backend.freshDatabaseUrl();
+    const first = await spawnServer({ DATABASE_URL: databaseUrl });
+    const ids = Array.from({ length: 20 }, (_, i) => 500n + BigInt(i));
+    expect(await Promise.all(ids.map((id) => create(first.url, id)))).toEqual(Array(20).fill(200));
+    expect(await stop(first)).toBe(0);
+
+    const second = await spawnServer({ DATABASE_URL: databaseUrl });
+    // Every id replays (200, same body) and a different body conflicts: the plants are there.
+    expect(await Promise.all(ids.map((id) => create(second.url, id)))).toEqual(Array(20).fill(200));
+    const conflict = await fetch(`${second.url}/plants`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: '{"id":500,"name":"other"}',
+    });
+    expect(conflict.status).toBe(409);
+    expect(await stop(second)).toBe(0);
+  });
+
+  it("after kill -9 under concurrent load, keeps every plant that got a 200", async () => {
+    const databaseUrl = await backend.freshDatabaseUrl();
+    const server = await spawnServer({ DATABASE_URL: databaseUrl });
+    const acknowledged: bigint[] = [];
+    let next = 1n;
+    let killed = false;
+    const worker = async () => {
+      while (!killed) {
+        const id = next++;
+        if ((await create(server.url, id)) === 200) acknowledged.push(id);
+      }
+    };
+    const workers = Array.from({ length: 32 }, worker);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    server.child.kill("SIGKILL");
+    killed = true;
+    await Promise.all(workers);
+    await server.exited;
+    expect(acknowledged.length).toBeGreaterThan(50);
+
+    const again = await spawnServer({ DATABASE_URL: databaseUrl });
+    const { openStorage } = await import("../src/store/open-storage.js");
+    const { createLogger } = await import("../src/logger.js");
+    const storage = await openStorage(databaseUrl, {
+      poolMax: 1,
+      connectionTimeoutMs: 1000,
+      idleTimeoutMs: 1000,
+      logger: createLogger("silent"),
+    });
+    const missing: bigint[] = [];
+    for (const id of acknowledged) if ((await storage.plants.find(id)) === undefined) missing.push(id);
+    await storage.close();
+    expect(missing).toEqual([]);
+    expect(await stop(again)).toBe(0);
+  });
+
+  it("on SIGTERM finishes requests in flight (bodies still arriving included) and exits 0", async () => {
+    const server = await spawnServer({ DATABASE_URL: await backend.freshDatabaseUrl() });
+    const port = Number(new URL(server.url).port);
+    // Requests whose bodies are only half sent when the signal arrives.
+    const inFlight = Array.from(
+      { length: 10 },
+      (_, i) =>
+        new Promise<number | undefined>((resolve, reject) => {
+          const body = `{"id": ${100 + i}, "name": "slow"}`;
+          const req = request({
+            host: "127.0.0.1",
+            port,
+            path: "/plants",
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              "content-type": "application/json",
+              "content-length": body.length,
+            },
+          });
+          req.on("response", (res) => {
+            res.resume();
+            resolve(res.statusCode);
+          });
+          req.on("error", reject);
+          req.write(body.slice(0, 10));
+          setTimeout(() => req.end(body.slice(10)), 600);
+        }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill("SIGTERM");
+    expect(await Promise.all(inFlight)).toEqual(Array(10).fill(200));
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('"msg":"stopped"');
+    // New connections are refused once it has stopped.
+    expect(await create(server.url, 1n)).toBe(0);
+  });
+});
+
+describe("configuration", () => {
+  it.each([
+    [{ PORT: "abc" }, /^plantstore: PORT must be an integer from 0 to 65535, got "abc"\n$/],
+    [{ PORT: "70000" }, /^plantstore: PORT must be an integer/],
+    [{ LOG_LEVEL: "loud" }, /^plantstore: LOG_LEVEL must be one of/],
+    [{ DATABASE_URL: "mysql://x" }, /^plantstore: DATABASE_URL must be/],
+    [{ PLANTSTORE_TOKENS: "short" }, /^plantstore: PLANTSTORE_TOKENS entry #1 must be/],
+    [{ PLANTSTORE_BODY_LIMIT_BYTES: "-1" }, /^plantstore: PLANTSTORE_BODY_LIMIT_BYTES must be/],
+  ])("refuses %j with one line and exit code 1", (env, message) => {
+    const result = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env }, encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\bat \S+:\d+:\d+/); // no stack trace
+  });
+
+  it("says so in one line when the port is taken", async () => {
+    const server = await spawnServer({ DATABASE_URL: await backend.freshDatabaseUrl() });
+    const port = new URL(server.url).port;
+    const result = spawnSync(process.execPath, [MAIN], {
+      env: { ...process.env, PORT: port, PLANTSTORE_TOKENS: TOKEN, DATABASE_URL: await backend.freshDatabaseUrl() },
+      encoding: "utf8",
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^plantstore: port ${port} on 127.0.0.1 is already in use`));
+    await stop(server);
+  });
+});
+
+describe("tokens", () => {
+  it("creates a first-run token once, prints it, and it works", async () => {
+    const databaseUrl = await backend.freshDatabaseUrl();
+    const first = await spawnServer({ DATABASE_URL: databaseUrl, PLANTSTORE_TOKENS: "" });
+    const token = (await waitForOutput(first, /\n {2}(ps_[A-Za-z0-9_-]{43})\n/))[1];
+    expect(await create(first.url, 1n, token)).toBe(200);
+    expect(await create(first.url, 2n, "ps_not-the-token-at-all-xxxxxxxxxxxxxxxxx")).toBe(401);
+    expect(await stop(first)).toBe(0);
+    expect(first.output().split(token!).length - 1).toBe(2); // the notice and the curl example; never a log line
+
+    const second = await spawnServer({ DATABASE_URL: databaseUrl, PLANTSTORE_TOKENS: "" });
+    expect(second.output()).not.toContain("created an API token");
+    expect(await create(second.url, 3n, token)).toBe(200);
+    expect(await stop(second)).toBe(0);
+  });
+
+  it("manages tokens with `tokens create | list | revoke`", async () => {
+    const env = { ...process.env, DATABASE_URL: await backend.freshDatabaseUrl() };
+    const tokens = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, "tokens", ...args], { env, encoding: "utf8" });
+    const created = tokens("create", "ci");
+    expect(created.status).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^ps_/);
+    const server = await spawnServer({ DATABASE_URL: env.DATABASE_URL, PLANTSTORE_TOKENS: "" });
+    expect(server.output()).not.toContain("created an API token");
+    expect(await create(server.url, 1n, token)).toBe(200);
+    expect(tokens("list").stdout).toMatch(/^1\tci\tcreated \S+\tactive\n$/);
+    expect(tokens("revoke", "1").status).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect(await create(server.url, 2n, token)).toBe(401);
+    expect(tokens("revoke", "1").status).toBe(1);
+    expect(tokens("bogus").status).toBe(2);
+    expect(await stop(server)).toBe(0);
+  });
+});

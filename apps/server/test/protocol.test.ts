@@ -1,0 +1,118 @@
+import { request } from "node:http";
+import { connect } from "node:net";
+import { readFileSync } from "node:fs";
+import { ErrorCode } from "@plantstore/contract";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteBackend } from "./support/databases.js";
+import { startTestServer, TOKEN, type TestServer } from "./support/test-server.js";
+
+const backend = sqliteBackend();
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ databaseUrl: await backend.freshDatabaseUrl(), bodyTimeoutMs: 300 });
+});
+afterAll(async () => {
+  await server?.close();
+  await backend.cleanup();
+});
+
+/** Raw bytes over TCP, for requests fetch would refuse to send. */
+function raw(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1", () => socket.write(bytes));
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no answer; got ${answer}`)));
+  });
+}
+
+describe("every answer", () => {
+  it("carries the security headers and a request id, and no X-Powered-By", async () => {
+    const response = await server.post({ id: 1, name: "a" });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
+    const sane = await server.post({ id: 2, name: "a" }, { "x-request-id": "req-123.abc" });
+    expect(sane.headers.get("x-request-id")).toBe("req-123.abc");
+    const unsafe = await server.post({ id: 3, name: "a" }, { "x-request-id": "bad id with spaces" });
+    expect(unsafe.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("routing", () => {
+  it("answers an unknown path with a JSON 404", async () => {
+    const response = await fetch(`${server.url}/nope`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: ErrorCode.NOT_FOUND, message: "no such resource: GET /nope" });
+  });
+
+  it.each(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"])(
+    "answers %s /plants with 405 and Allow: POST",
+    async (method) => {
+      const response = await fetch(`${server.url}/plants`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      expect(await response.json()).toEqual({ error: ErrorCode.METHOD_NOT_ALLOWED, message: expect.any(String) });
+    },
+  );
+
+  it("answers a malformed %-escape in the path with JSON", async () => {
+    const response = await fetch(`${server.url}/plants/%E0%A4%A`, { method: "POST" });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expect(await response.json()).toEqual({ error: expect.any(Number), message: expect.any(String) });
+  });
+});
+
+describe("probes and the document", () => {
+  it("GET /healthz and /readyz need no token", async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: "ok" });
+    expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: "ready", storage: "sqlite" });
+  });
+
+  it("GET /openapi.json serves the committed document", async () => {
+    const committed = readFileSync(new URL("../../../packages/contract/openapi.json", import.meta.url), "utf8");
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.text()).toBe(committed);
+  });
+});
+
+describe("malformed HTTP", () => {
+  it("answers garbage with a JSON 400", async () => {
+    const answer = await raw("GARBAGE\r\n\r\n");
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain(`{"error":${ErrorCode.BAD_REQUEST},`);
+  });
+
+  it("answers oversized headers with a JSON 431", async () => {
+    const answer = await raw(`POST /plants HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain(`{"error":${ErrorCode.HEADERS_TOO_LARGE},`);
+  });
+
+  it("answers a body that stops arriving with a JSON 408", async () => {
+    const answer = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const req = request(`${server.url}/plants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", "content-length": "100" },
+      });
+      req.on("response", (res) => {
+        let body = "";
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode, body }));
+      });
+      req.on("error", reject);
+      req.write('{"id": 1,'); // …and nothing more
+    });
+    expect(answer.status).toBe(408);
+    expect(JSON.parse(answer.body)).toEqual({ error: ErrorCode.REQUEST_TIMEOUT, message: expect.any(String) });
+  });
+});

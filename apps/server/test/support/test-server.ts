@@ -1,0 +1,83 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { startServer, type RunningServer } from "../../src/start-server.js";
+import type { Config } from "../../src/config.js";
+
+export const TOKEN = "test-token-0123456789abcdef";
+export const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+
+/** JSON with bigints written as exact integer literals. */
+export function stringify(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `__bigint__${v}` : v)).replace(
+    /"__bigint__(-?\d+)"/g,
+    "$1",
+  );
+}
+
+export interface TestServer extends RunningServer {
+  post(body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+/** The real server, in this process, on an ephemeral port. */
+export async function startTestServer(overrides: Partial<Config>): Promise<TestServer> {
+  const running = await startServer({ host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides });
+  return {
+    ...running,
+    post(body, headers = {}) {
+      return fetch(`${running.url}/plants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : stringify(body),
+      });
+    },
+  };
+}
+
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** The built server as users run it (`node dist/main.js`), resolved once it listens. */
+export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, LOG_LEVEL: "info", ...env },
+  });
+  let output = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url, output: () => output, exited };
+}
+
+/** Waits until the process has printed something matching `pattern`; returns the match. */
+export async function waitForOutput(
+  server: ServerProcess,
+  pattern: RegExp,
+  timeoutMs = 5_000,
+): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = pattern.exec(server.output());
+    if (match) return match;
+    if (Date.now() > deadline) throw new Error(`no output matching ${pattern}:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
