@@ -1,16 +1,38 @@
+import { Agent, request } from "node:http";
+
 /** The body the wrk script sends for pool id -n; the pool is pre-created with exactly these bytes. */
 export function poolBody(n: number): string {
   return `{"id":${-n},"name":"Monstera deliciosa","tag":"indoor"}`;
 }
 
-export async function postPlant(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(`${url}/plants`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body,
-    signal: AbortSignal.timeout(10_000),
+// node:http with keep-alive: far lighter than fetch for the thousand pre-creates on a busy machine.
+const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+
+export function postPlant(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/plants`,
+      {
+        method: "POST",
+        agent,
+        timeout: 10_000,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          authorization: `Bearer ${token}`,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`POST ${url}/plants got no answer within 10 s`)));
+    req.on("error", reject);
+    req.end(body);
   });
-  return { status: response.status, text: await response.text() };
 }
 
 /**

@@ -1,4 +1,5 @@
 // `pnpm --filter @plantstore/bench bench:profile`: run one target under load with `node --cpu-prof` and
+import { randomBytes } from "node:crypto";
 // summarise where its CPU time goes. `--analyze FILE` only summarises an existing .cpuprofile.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +25,8 @@ async function profileTarget(targetName: string, scenario: ScenarioName, seconds
   mkdirSync(profileDir, { recursive: true });
   const workDir = mkdtempSync(join(tmpdir(), "plantstore-profile-"));
   installChildCleanup(() => rmSync(workDir, { recursive: true, force: true }));
-  const token = "profile-token";
+  // Plant Store wants 16–512 visible characters.
+  const token = `profile-${randomBytes(12).toString("hex")}`;
   try {
     const target = await startTarget(spec, {
       workDir,
