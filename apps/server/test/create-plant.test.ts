@@ -75,7 +75,12 @@ describe.each(testBackends())("POST /plants on $name", (backend) => {
       expect(response.status).toBe(200);
     });
 
-    it("accepts charset=utf-8 and a UTF-8 BOM-free body with escapes", async () => {
+    it("ignores a UTF-8 byte order mark", async () => {
+      const response = await server.post(`\uFEFF{"id":${freshId()},"name":"BOM"}`);
+      expect(response.status).toBe(200);
+    });
+
+    it("accepts charset=utf-8 and a body with escapes", async () => {
       const response = await server.post(`{"id":${freshId()},"name":"Fic\\u00fcs \\ud83c\\udf3f"}`, {
         "content-type": "application/json; charset=UTF-8",
       });

@@ -86,7 +86,9 @@ export function readJsonBody({ limitBytes, timeoutMs }: JsonBodyOptions) {
       if (!isUtf8(body)) {
         return sendError(res, new ApiError(ErrorCode.MALFORMED_JSON, "the body is not valid UTF-8"));
       }
-      const text = body.toString("utf8");
+      // RFC 8259 §8.1 lets a parser ignore a byte order mark; JSON.parse does not, so drop it.
+      const text =
+        body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.toString("utf8", 3) : body.toString("utf8");
       if (text.trim() === "") {
         return sendError(res, new ApiError(ErrorCode.EMPTY_BODY, "a JSON body (NewPlant) is required"));
       }
