@@ -1,0 +1,175 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ImportSummary } from "../import/import-summary.js";
+import { runCli, spawnCli } from "../test-support/run-cli.js";
+import { startTestServer, TEST_TOKEN, type TestServer } from "../test-support/test-server.js";
+
+let server: TestServer;
+const env = () => ({ PLANTSTORE_URL: server.url, PLANTSTORE_TOKEN: TEST_TOKEN });
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+function writeSource(name: string, lines: string[]): string {
+  const path = join(server.directory, name);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return path;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(20);
+  }
+}
+
+describe("plantstore import", () => {
+  it("imports a 10,000-line CSV: each valid plant created once, each invalid line reported", async () => {
+    const lines = ["id,name,tag"];
+    const invalidLines: number[] = [];
+    const bigIds: bigint[] = [];
+    // Line numbers: the header is line 1, data line i is line i + 1.
+    for (let i = 1; i <= 10_000; i++) {
+      const lineNumber = i + 1;
+      if (i % 500 === 0) {
+        invalidLines.push(lineNumber);
+        const kind = (i / 500) % 4;
+        lines.push(
+          [`${1_000_000 + i},,x`, `not-an-id,Fern,`, `${1_000_000 + i},"Fern`, `${1_000_000 + i},Fern`][kind]!,
+        );
+      } else if (i % 1_000 === 1) {
+        const id = 2n ** 53n + BigInt(i);
+        bigIds.push(id);
+        lines.push(`${id},"Big, ${i}",`);
+      } else {
+        lines.push(`${1_000_000 + i},Plant ${i},${i % 2 === 0 ? "indoor" : ""}`);
+      }
+    }
+    const path = writeSource("catalogue.csv", lines);
+    const before = await server.storage.plants.count();
+
+    const run = await runCli(["import", path, "--json"], env());
+
+    const summary = JSON.parse(run.stdout) as ImportSummary;
+    expect(run.code).toBe(1);
+    expect(summary).toMatchObject({ lines: 10_000, created: 10_000 - invalidLines.length, alreadyPresent: 0 });
+    expect(summary.invalid.map((failure) => failure.line)).toEqual(invalidLines);
+    expect(summary.invalid.slice(0, 4).map((failure) => failure.reason)).toEqual([
+      'id: must be an integer, not "not-an-id"',
+      "not valid CSV: quoted field 2 is not closed on this line",
+      "expected 3 fields (id,name,tag), found 2",
+      "name: must not be empty",
+    ]);
+    expect([summary.conflicts, summary.failed, summary.unfinished]).toEqual([[], [], 0]);
+    expect(await server.storage.plants.count()).toBe(before + 10_000 - invalidLines.length);
+    for (const id of bigIds) {
+      expect(await server.storage.plants.find(id)).toEqual({ id, name: `Big, ${id - 2n ** 53n}` });
+    }
+    expect(await server.storage.plants.find(1_000_002n)).toEqual({ id: 1_000_002n, name: "Plant 2", tag: "indoor" });
+    expect(await server.storage.plants.find(1_000_500n)).toBeUndefined();
+  }, 90_000);
+
+  it("finishes an import killed half-way when run again, reporting the earlier plants as already present", async () => {
+    const total = 3_000;
+    const lines = Array.from({ length: total }, (_, i) => JSON.stringify({ id: 2_000_000 + i, name: `Killed ${i}` }));
+    const path = writeSource("killed.jsonl", lines);
+    const before = await server.storage.plants.count();
+    const stored = async () => (await server.storage.plants.count()) - before;
+
+    const first = spawnCli(["import", path, "--concurrency", "4", "--progress-interval", "100"], env());
+    await waitFor(async () => (await stored()) >= 300 && first.stderr().includes("progress:"), 30_000);
+    first.child.kill("SIGKILL");
+    expect((await first.finished).signal).toBe("SIGKILL");
+    await sleep(300); // let the requests already received by the server settle
+    const storedBefore = await stored();
+    expect(storedBefore).toBeGreaterThan(0);
+    expect(storedBefore).toBeLessThan(total);
+
+    const second = await runCli(["import", path, "--json"], env());
+    const summary = JSON.parse(second.stdout) as ImportSummary;
+    expect(second.code).toBe(0);
+    expect(summary).toMatchObject({ lines: total, alreadyPresent: storedBefore, created: total - storedBefore });
+    expect(await stored()).toBe(total);
+  }, 90_000);
+
+  it("on Ctrl-C stops, prints the summary so far and exits 130", async () => {
+    const lines = Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ id: 3_000_000 + i, name: `Int ${i}` }));
+    const path = writeSource("interrupted.jsonl", lines);
+    const before = await server.storage.plants.count();
+    const run = spawnCli(["import", path, "--concurrency", "2"], env());
+    await waitFor(async () => (await server.storage.plants.count()) - before >= 50, 30_000);
+    run.child.kill("SIGINT");
+    const result = await run.finished;
+    expect(result.code).toBe(130);
+    expect(result.stdout).toMatch(/created\s+\d+/);
+    expect(result.stdout).toContain("Stopped early: interrupted");
+  }, 60_000);
+
+  it("reads JSON Lines from standard input; reports repeats, in-file and stored conflicts by line", async () => {
+    await runCli(["add", "--id", "4000001", "--name", "Stored"], env());
+    const input = [
+      '{"id": 4000001, "name": "Not the stored one"}',
+      '{"id": 4000002, "name": "Twice"}',
+      '{"id": 4000002, "name": "Twice"}',
+      '{"id": 4000002, "name": "Other"}',
+      '{"id": 9223372036854775807, "name": "Max"}',
+      "",
+      '{"id": 4000003, "name": "Fern", "colour": "green"}',
+    ].join("\n");
+    const run = await runCli(["import", "-", "--format", "jsonl", "--json", "--concurrency", "1"], env(), input);
+    const summary = JSON.parse(run.stdout) as ImportSummary;
+    expect(run.code).toBe(1);
+    expect(summary).toMatchObject({ lines: 6, created: 2, duplicates: 1 });
+    expect(summary.conflicts).toEqual([
+      { line: 1, id: "4000001", reason: expect.stringContaining("already exists") },
+      { line: 4, id: "4000002", reason: "id 4000002 is also on line 2 with another name or tag" },
+    ]);
+    expect(summary.invalid).toEqual([{ line: 7, id: "4000003", reason: expect.stringContaining("colour") }]);
+    expect(await server.storage.plants.find(2n ** 63n - 1n)).toMatchObject({ name: "Max" });
+  });
+
+  it("prints a readable summary and exits 0 when every line is stored", async () => {
+    const path = writeSource("small.csv", ["id,name,tag", "5000001,Fern,indoor", "5000002,Ivy,"]);
+    const run = await runCli(["import", path], env());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^.*small\.csv: 2 lines in [\d.]+ s/);
+    expect(run.stdout).toMatch(/created\s+2\n\s+already present\s+0/);
+  });
+
+  it("stops at once when the token is refused, and says how to finish", async () => {
+    const path = writeSource("refused.csv", [
+      "id,name",
+      ...Array.from({ length: 200 }, (_, i) => `${6_000_000 + i},F`),
+    ]);
+    const run = await runCli(["import", path], { ...env(), PLANTSTORE_TOKEN: "not-the-token" });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("Stopped early: the server refused the token");
+    expect(run.stdout).toContain("Run the same command again to finish");
+    expect(run.stdout + run.stderr).not.toContain("not-the-token");
+  });
+
+  it.each([
+    [["import", "/no/such/file.csv"], "plantstore: /no/such/file.csv: no such file\n"],
+    [["import", "plants.txt"], "plantstore: cannot tell the format of plants.txt from its name"],
+    [["import", "-"], "plantstore: reading standard input needs --format csv or --format jsonl\n"],
+  ])("refuses %j with exit code 2", async (args, message) => {
+    const run = await runCli(args, env());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+
+  it("refuses a CSV whose header is wrong, with exit code 2", async () => {
+    const path = writeSource("bad-header.csv", ["id,name,colour", "1,Fern,green"]);
+    const run = await runCli(["import", path], env());
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('line 1: unknown CSV column "colour"');
+  });
+});

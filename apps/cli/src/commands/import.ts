@@ -1,0 +1,90 @@
+import { setMaxListeners } from "node:events";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { extname } from "node:path";
+import type { Readable } from "node:stream";
+import { clientFor, type GlobalOptions } from "../connection.js";
+import { countLines } from "../import/count-lines.js";
+import { importPlants } from "../import/import-plants.js";
+import { formatSummary, importSucceeded } from "../import/import-summary.js";
+import { startProgress } from "../import/progress.js";
+import { readRecords, SourceError, type RecordFormat } from "../records/read-records.js";
+import { UsageError } from "../usage-error.js";
+
+export interface ImportCommandOptions {
+  format?: RecordFormat;
+  concurrency: number;
+  progressInterval: number;
+}
+
+/** Exit codes: 0 every line stored, 1 some line failed or the run stopped, 2 bad usage or source, 130 interrupted. */
+export async function importCommand(
+  source: string,
+  options: ImportCommandOptions,
+  globals: GlobalOptions,
+): Promise<number> {
+  const format = options.format ?? formatOf(source);
+  const client = clientFor(globals);
+  await checkReadable(source);
+  const input: Readable = source === "-" ? process.stdin : createReadStream(source);
+  const expectedLines =
+    source === "-" ? undefined : Math.max(0, (await countLines(source)) - (format === "csv" ? 1 : 0));
+
+  const interrupt = new AbortController();
+  // Each create in flight listens to this signal (its attempt and its backoff wait).
+  setMaxListeners(options.concurrency * 2 + 10, interrupt.signal);
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(130);
+    process.stderr.write("\nplantstore: interrupted; finishing the summary (press Ctrl-C again to quit at once)\n");
+    interrupt.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  const { summary, done } = importPlants({
+    client,
+    records: readRecords(input, format),
+    concurrency: options.concurrency,
+    signal: interrupt.signal,
+  });
+  const stopProgress = startProgress({
+    stream: process.stderr,
+    summary,
+    expectedLines,
+    intervalMs: options.progressInterval,
+  });
+  try {
+    await done;
+  } catch (error) {
+    if (error instanceof SourceError) throw new UsageError(`${source}: ${error.message}`);
+    throw error;
+  } finally {
+    stopProgress();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+
+  process.stdout.write(globals.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, source));
+  if (interrupt.signal.aborted) return 130;
+  return importSucceeded(summary) ? 0 : 1;
+}
+
+function formatOf(source: string): RecordFormat {
+  if (source === "-") throw new UsageError("reading standard input needs --format csv or --format jsonl");
+  const extension = extname(source).toLowerCase();
+  if (extension === ".csv") return "csv";
+  if (extension === ".jsonl" || extension === ".ndjson") return "jsonl";
+  throw new UsageError(`cannot tell the format of ${source} from its name: pass --format csv or --format jsonl`);
+}
+
+async function checkReadable(source: string): Promise<void> {
+  if (source === "-") return;
+  try {
+    const stats = await stat(source);
+    if (!stats.isFile()) throw new UsageError(`${source} is not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === "ENOENT" ? `${source}: no such file` : `${source}: cannot read it (${code})`);
+  }
+}

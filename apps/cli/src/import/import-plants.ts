@@ -1,0 +1,98 @@
+import type { NewPlantInput } from "@plantstore/contract";
+import { PlantStoreError, type PlantStoreClient } from "@plantstore/client";
+import type { SourceRecord } from "../records/read-records.js";
+import { emptySummary, type ImportSummary, type LineFailure } from "./import-summary.js";
+
+export interface ImportOptions {
+  client: PlantStoreClient;
+  records: AsyncIterable<SourceRecord>;
+  concurrency: number;
+  /** Cancels the creates in flight (Ctrl-C): the summary then counts them as unfinished. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Creates every valid plant of the source with `concurrency` requests in flight. Bad lines are
+ * counted and never stop the run; only a failure that every later line would share (the token
+ * is refused, the server is unreachable) stops it early. The returned summary is also updated
+ * while the import runs, for the progress display.
+ */
+export function importPlants(options: ImportOptions): { summary: ImportSummary; done: Promise<ImportSummary> } {
+  const summary = emptySummary();
+  const started = Date.now();
+  /** First line of each id seen in the file, and what it said, to catch repeats before sending. */
+  const seenIds = new Map<string, { line: number; fingerprint: string }>();
+  let stopPulling = false;
+
+  async function handle(record: SourceRecord): Promise<void> {
+    if (!record.ok) {
+      summary.invalid.push(failure(record.line, record.idText, record.reason));
+      return;
+    }
+    const { plant, line } = record;
+    const id = String(plant.id);
+    const fingerprint = JSON.stringify([plant.name, plant.tag ?? null]);
+    const earlier = seenIds.get(id);
+    if (earlier !== undefined) {
+      if (earlier.fingerprint === fingerprint) summary.duplicates++;
+      else
+        summary.conflicts.push(failure(line, id, `id ${id} is also on line ${earlier.line} with another name or tag`));
+      return;
+    }
+    seenIds.set(id, { line, fingerprint });
+    await create(plant, line, id);
+  }
+
+  async function create(plant: NewPlantInput, line: number, id: string): Promise<void> {
+    try {
+      const { outcome } = await options.client.createPlant(plant, { signal: options.signal });
+      if (outcome === "created") summary.created++;
+      else if (outcome === "replayed") summary.alreadyPresent++;
+      else summary.createdOrAlreadyPresent++;
+    } catch (error) {
+      if (!(error instanceof PlantStoreError)) throw error;
+      if (error.kind === "aborted") {
+        summary.unfinished++;
+      } else if (error.isConflict()) {
+        summary.conflicts.push(failure(line, id, error.detail ?? error.message));
+      } else if (error.isInvalidInput()) {
+        summary.invalid.push(failure(line, id, error.detail ?? error.message));
+      } else if (error.isAuthError() || error.kind === "network") {
+        // Every other line would fail the same way: stop, and let a re-run finish the job.
+        summary.unfinished++;
+        summary.stopped ??= error.isAuthError() ? `the server refused the token: ${error.detail}` : error.message;
+        stopPulling = true;
+      } else {
+        summary.failed.push(failure(line, id, error.message));
+      }
+    }
+  }
+
+  async function lane(iterator: AsyncIterator<SourceRecord>): Promise<void> {
+    while (!stopPulling && !options.signal?.aborted) {
+      const next = await iterator.next();
+      if (next.done) return;
+      summary.lines++;
+      await handle(next.value);
+    }
+  }
+
+  async function run(): Promise<ImportSummary> {
+    const iterator = options.records[Symbol.asyncIterator]();
+    const lanes = Array.from({ length: options.concurrency }, () => lane(iterator));
+    const results = await Promise.allSettled(lanes);
+    await iterator.return?.();
+    summary.elapsedMs = Date.now() - started;
+    if (options.signal?.aborted) summary.stopped ??= "interrupted";
+    const rejected = results.find((result) => result.status === "rejected");
+    if (rejected !== undefined) throw (rejected as PromiseRejectedResult).reason;
+    for (const list of [summary.conflicts, summary.invalid, summary.failed]) list.sort((a, b) => a.line - b.line);
+    return summary;
+  }
+
+  return { summary, done: run() };
+}
+
+function failure(line: number, id: string | undefined, reason: string): LineFailure {
+  return id === undefined ? { line, reason } : { line, id, reason };
+}
