@@ -178,6 +178,29 @@ describe("retries over a flaky network", () => {
   });
 });
 
+describe("with a caller's fetch instead of node:http", () => {
+  it("creates, reports conflicts and retries a dropped connection the same way", async () => {
+    const calls: string[] = [];
+    const countingFetch: typeof fetch = (input, init) => {
+      calls.push(String(input));
+      return fetch(input, init);
+    };
+    await withProxy([{ kind: "drop" }], async (url) => {
+      const client = clientFor(url, { fetch: countingFetch });
+      const id = 2n ** 62n + BigInt(freshId());
+      expect(await client.createPlant({ id, name: "Fern" })).toEqual({
+        plant: { name: "Fern" },
+        outcome: "created",
+        attempts: 2,
+      });
+      const error = await failureOf(client.createPlant({ id, name: "Ivy" }));
+      expect(error).toMatchObject({ status: 409, code: ErrorCode.ID_CONFLICT });
+    });
+    expect(calls).toHaveLength(3);
+    expect(calls[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/plants$/);
+  });
+});
+
 describe("timeouts and cancellation", () => {
   it("ends an attempt that outlasts timeoutMs", async () => {
     await withProxy([{ kind: "stall" }], async (url) => {

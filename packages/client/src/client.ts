@@ -3,6 +3,7 @@ import { initClient } from "@ts-rest/core";
 import { createContractFetcher } from "./contract-fetcher.js";
 import { stringifyExactJson } from "./exact-json.js";
 import { PlantStoreError } from "./plant-store-error.js";
+import { fetchTransport, nodeHttpTransport } from "./transport.js";
 import {
   DEFAULT_RETRY_OPTIONS,
   isRetryableStatus,
@@ -17,7 +18,7 @@ export interface PlantStoreClientOptions {
   baseUrl: string;
   /** The bearer token. It is sent in the Authorization header and nowhere else. */
   token: string;
-  /** A `fetch` implementation (default: the global one). */
+  /** Send requests with this `fetch` (default: node:http with keep-alive, see transport.ts). */
   fetch?: typeof fetch;
   /** Time limit of one attempt, from sending to the end of the answer (default 10 s). */
   timeoutMs?: number;
@@ -66,7 +67,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   const tsRestClient = initClient(plantStoreContract, {
     baseUrl,
     baseHeaders: { authorization: `Bearer ${options.token}` },
-    api: createContractFetcher(options.fetch ?? globalThis.fetch),
+    api: createContractFetcher(options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport()),
     validateResponse: true,
   });
 
@@ -204,7 +205,7 @@ function errorFromStatus(status: number, body: unknown): PlantStoreError {
 }
 
 function networkError(baseUrl: string, error: unknown): PlantStoreError {
-  // undici reports "fetch failed" and puts the real reason (ECONNREFUSED, ECONNRESET…) in `cause`.
+  // fetch (undici) reports "fetch failed" with the real reason (ECONNREFUSED, ECONNRESET…) in `cause`.
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new PlantStoreError({ kind: "network", message: `could not reach ${baseUrl}: ${reason}`, cause: error });

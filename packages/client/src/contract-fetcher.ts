@@ -1,26 +1,28 @@
 import { validateResponse, type ApiFetcher } from "@ts-rest/core";
 import { PlantStoreError } from "./plant-store-error.js";
+import type { Transport } from "./transport.js";
 
 /**
  * The ts-rest `api` hook: one HTTP exchange, the response validated against the contract.
  *
- * Why not `tsRestFetchApi` itself: it always calls the global `fetch` (so a caller's `fetch`
- * could not be used), it JSON-encodes the body (throws on a bigint id) and it validates only
- * bodies labelled JSON. This hook sends the exact-JSON text the client prepared (passed in as
- * the raw body), reads the body itself, and validates with ts-rest's own `validateResponse`.
+ * Why not `tsRestFetchApi` itself: it always calls the global `fetch` (so neither a caller's
+ * `fetch` nor the lighter node:http transport could be used), it JSON-encodes the body (throws
+ * on a bigint id), and it validates only bodies labelled JSON. This hook sends the exact-JSON
+ * text the client prepared (passed in as the raw body), reads the body itself, and validates
+ * the 200 body with ts-rest's own `validateResponse`.
  */
-export function createContractFetcher(fetchImpl: typeof fetch): ApiFetcher {
+export function createContractFetcher(transport: Transport): ApiFetcher {
   return async ({ route, path, method, headers, body, rawBody, fetchOptions }) => {
-    const response = await fetchImpl(path, {
-      ...fetchOptions,
+    const response = await transport({
+      url: path,
       method,
       headers,
       // The client hands ts-rest the already-serialized body; ts-rest's own `body` is that text
       // JSON-encoded once more (a JSON string literal), so the raw text is what goes on the wire.
-      body: typeof rawBody === "string" ? rawBody : body,
+      body: typeof rawBody === "string" ? rawBody : typeof body === "string" ? body : undefined,
+      signal: fetchOptions?.signal ?? undefined,
     });
-    const text = await response.text();
-    const parsed = parseJsonBody(text, response.headers.get("content-type"));
+    const parsed = parseJsonBody(response.text, response.headers.get("content-type"));
     if (response.status !== 200) {
       // Error bodies are read leniently: a proxy's 502 page is still a 502. The client checks
       // them against the Error schema before trusting `error` and `message`.
