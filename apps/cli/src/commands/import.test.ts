@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ImportSummary } from "../import/import-summary.js";
@@ -19,6 +20,15 @@ function writeSource(name: string, lines: string[]): string {
   const path = join(server.directory, name);
   writeFileSync(path, `${lines.join("\n")}\n`);
   return path;
+}
+
+/** An address where nothing listens: a port just freed by a listener of our own. */
+async function closedPortUrl(): Promise<string> {
+  const listener = createServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const { port } = listener.address() as AddressInfo;
+  await new Promise((resolve) => listener.close(resolve));
+  return `http://127.0.0.1:${port}`;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -155,6 +165,15 @@ describe("plantstore import", () => {
     expect(run.stdout).toContain("Run the same command again to finish");
     expect(run.stdout + run.stderr).not.toContain("not-the-token");
   });
+
+  it("stops when the server stays unreachable through the retries, and says how to finish", async () => {
+    const path = writeSource("unreachable.csv", ["id,name", "7000001,Fern", "7000002,Ivy"]);
+    const deadUrl = await closedPortUrl();
+    const run = await runCli(["import", path], { PLANTSTORE_URL: deadUrl, PLANTSTORE_TOKEN: TEST_TOKEN });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`Stopped early: the server is unavailable: could not reach ${deadUrl}`);
+    expect(run.stdout).toMatch(/unfinished\s+2/);
+  }, 30_000);
 
   it.each([
     [["import", "/no/such/file.csv"], "plantstore: /no/such/file.csv: no such file\n"],

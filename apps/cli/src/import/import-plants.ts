@@ -57,10 +57,13 @@ export function importPlants(options: ImportOptions): { summary: ImportSummary; 
         summary.conflicts.push(failure(line, id, error.detail ?? error.message));
       } else if (error.isInvalidInput()) {
         summary.invalid.push(failure(line, id, error.detail ?? error.message));
-      } else if (error.isAuthError() || error.kind === "network") {
-        // Every other line would fail the same way: stop, and let a re-run finish the job.
+      } else if (error.isAuthError() || error.isTransient()) {
+        // Every other line would fail the same way (the token is refused, or the server stayed
+        // unreachable or unavailable through every retry): stop, and let a re-run finish the job.
         summary.unfinished++;
-        summary.stopped ??= error.isAuthError() ? `the server refused the token: ${error.detail}` : error.message;
+        summary.stopped ??= error.isAuthError()
+          ? `the server refused the token: ${error.detail}`
+          : `the server is unavailable: ${error.message}`;
         stopPulling = true;
       } else {
         summary.failed.push(failure(line, id, error.message));

@@ -22,7 +22,7 @@ export interface ImportSummary {
   conflicts: LineFailure[];
   /** The line is not a valid plant (refused before sending, or by the server). */
   invalid: LineFailure[];
-  /** The create failed for another reason (server error, timeout after every retry). */
+  /** The create failed for another reason (a server error, an answer that breaks the contract). */
   failed: LineFailure[];
   /** Lines read but not finished because the run stopped. */
   unfinished: number;
