@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { cliArguments } from "./cli-arguments.js";
 import { renderProfileSummary, summarizeProfile, type CpuProfile } from "./cpu-profile.js";
 import { repoRoot, scratchDir } from "./paths.js";
 import { precreatePool } from "./probe.js";
@@ -62,6 +63,7 @@ async function profileTarget(targetName: string, scenario: ScenarioName, seconds
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
+    args: cliArguments(),
     options: {
       target: { type: "string", default: "plantstore" },
       scenario: { type: "string", default: "create" },

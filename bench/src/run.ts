@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { cliArguments } from "./cli-arguments.js";
 import { runBench } from "./bench.js";
 import { renderMarkdown } from "./markdown.js";
 import { resultsDir, scratchDir } from "./paths.js";
@@ -43,6 +44,7 @@ function hasTaskset(): boolean {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
+    args: cliArguments(),
     options: {
       smoke: { type: "boolean", default: false },
       rounds: { type: "string" },
