@@ -8,6 +8,8 @@ export interface PostgresPoolOptions {
   idleTimeoutMs: number;
   /** Client-side bound on one query, so a silently dead connection cannot hang a request. */
   queryTimeoutMs?: number;
+  /** Group-commit batches in flight at once (default: min(poolMax - 1, 2), at least 1). */
+  createBatchSlots?: number;
   logger: Logger;
 }
 

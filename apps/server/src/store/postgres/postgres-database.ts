@@ -14,12 +14,25 @@ export class PostgresDatabase {
   constructor(readonly pool: pg.Pool) {}
 
   run<T>(operation: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    return this.admit(() => this.query(operation, work));
+  }
+
+  /**
+   * Accepts an operation now (refused once close() began) and keeps close() waiting until it
+   * settles, even if its query is only sent later (queued creates waiting for their batch).
+   */
+  admit<T>(start: () => Promise<T>): Promise<T> {
     if (this.closing) return Promise.reject(new StorageUnavailableError("PostgreSQL storage is closed"));
-    const pending = mapDatabaseErrors(operation, () => work(this.pool));
+    const pending = start();
     this.inFlight.add(pending);
     const forget = () => this.inFlight.delete(pending);
     pending.then(forget, forget);
     return pending;
+  }
+
+  /** Runs work on the pool with errors mapped, for operations already admitted. */
+  query<T>(operation: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    return mapDatabaseErrors(operation, () => work(this.pool));
   }
 
   close(): Promise<void> {

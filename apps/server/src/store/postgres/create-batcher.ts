@@ -1,0 +1,164 @@
+import type { NewPlant } from "@plantstore/contract";
+import type pg from "pg";
+import type { CreateOutcome, StoredPlant } from "../storage.js";
+import { isUnavailable } from "./pg-errors.js";
+import type { PostgresDatabase } from "./postgres-database.js";
+
+interface PlantRow {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+interface PendingCreate {
+  plant: NewPlant;
+  resolve: (outcome: CreateOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Largest batch in one statement: bounds the statement size and the wait of its first request. */
+const MAX_BATCH = 256;
+
+/**
+ * One statement for a whole batch: insert every id that does not exist yet (the first request
+ * for an id within the batch wins, as if it had arrived first), return what was inserted, and
+ * return the existing rows of the other ids for comparison. The unique index decides, as for a
+ * single create; the statement is its own transaction and commits once for the whole batch.
+ */
+const CREATE_BATCH_SQL = `
+  WITH input AS (
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS t(id, name, tag, ord)
+  ),
+  inserted AS (
+    INSERT INTO plants (id, name, tag)
+    SELECT DISTINCT ON (id) id, name, tag FROM input ORDER BY id, ord
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, name, tag
+  )
+  SELECT true AS created, id, name, tag FROM inserted
+  UNION ALL
+  SELECT false AS created, id, name, tag FROM plants
+  WHERE id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM inserted)`;
+
+/** The same decision for a batch of one, in the cheaper single-row form (light load). */
+const CREATE_ONE_SQL = `
+  WITH inserted AS (
+    INSERT INTO plants (id, name, tag) VALUES ($1::bigint, $2, $3)
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, name, tag
+  )
+  SELECT true AS created, id, name, tag FROM inserted
+  UNION ALL
+  SELECT false AS created, id, name, tag FROM plants
+  WHERE id = $1::bigint AND NOT EXISTS (SELECT 1 FROM inserted)`;
+
+const FIND_MANY_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
+
+function toStoredPlant(row: PlantRow): StoredPlant {
+  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
+}
+
+function sameContent(plant: NewPlant, existing: StoredPlant): boolean {
+  return plant.name === existing.name && (plant.tag ?? null) === (existing.tag ?? null);
+}
+
+/**
+ * Group commit for PostgreSQL. Creates that arrive while every batch slot is busy wait and go
+ * together in the next statement: one round trip, one transaction, one WAL flush for all of them.
+ * Under light load a create goes alone at once, so latency does not grow. Each promise resolves
+ * only after its batch committed (synchronous_commit=on). If a batch fails for a reason other
+ * than the database being unreachable, its creates are retried one by one, so that one bad row
+ * fails alone and never takes its batch-mates with it.
+ */
+export class CreateBatcher {
+  private queue: PendingCreate[] = [];
+  private running = 0;
+
+  constructor(
+    private readonly db: PostgresDatabase,
+    /** Batches in flight at once: fewer than the pool size leaves connections for other queries. */
+    private readonly slots: number,
+  ) {}
+
+  create(plant: NewPlant): Promise<CreateOutcome> {
+    return this.db.admit(
+      () =>
+        new Promise<CreateOutcome>((resolve, reject) => {
+          this.queue.push({ plant, resolve, reject });
+          this.pump();
+        }),
+    );
+  }
+
+  private pump(): void {
+    while (this.running < this.slots && this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      this.running++;
+      void this.send(batch).finally(() => {
+        this.running--;
+        this.pump();
+      });
+    }
+  }
+
+  private async send(batch: PendingCreate[]): Promise<void> {
+    let outcomes: CreateOutcome[];
+    try {
+      outcomes = await this.db.query("create plants", (pool) =>
+        createAll(
+          pool,
+          batch.map((item) => item.plant),
+        ),
+      );
+    } catch (error) {
+      if (batch.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
+      await Promise.all(batch.map((item) => this.send([item])));
+      return;
+    }
+    batch.forEach((item, index) => item.resolve(outcomes[index]!));
+  }
+}
+
+async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateOutcome[]> {
+  const [only] = plants;
+  const result =
+    plants.length === 1 && only
+      ? await pool.query<PlantRow & { created: boolean }>(CREATE_ONE_SQL, [
+          only.id.toString(),
+          only.name,
+          only.tag ?? null,
+        ])
+      : await pool.query<PlantRow & { created: boolean }>(CREATE_BATCH_SQL, [
+          plants.map((plant) => plant.id.toString()),
+          plants.map((plant) => plant.name),
+          plants.map((plant) => plant.tag ?? null),
+        ]);
+  const inserted = new Map<bigint, StoredPlant>();
+  const existing = new Map<bigint, StoredPlant>();
+  for (const row of result.rows) (row.created ? inserted : existing).set(row.id, toStoredPlant(row));
+
+  // Ids neither inserted nor visible: another transaction inserted them after this statement's
+  // snapshot (ON CONFLICT waited for its commit, then did nothing). A new statement sees them.
+  const unseen = [...new Set(plants.map((plant) => plant.id))].filter((id) => !inserted.has(id) && !existing.has(id));
+  if (unseen.length > 0) {
+    const found = await pool.query<PlantRow>(FIND_MANY_SQL, [unseen.map(String)]);
+    for (const row of found.rows) existing.set(row.id, toStoredPlant(row));
+  }
+
+  const claimed = new Set<bigint>();
+  return plants.map((plant): CreateOutcome => {
+    const created = inserted.get(plant.id);
+    if (created && !claimed.has(plant.id)) {
+      // DISTINCT ON kept the first request for this id in the batch: that request created it.
+      claimed.add(plant.id);
+      return { kind: "created", plant: created };
+    }
+    const stored = created ?? existing.get(plant.id);
+    // Plants are never deleted, so a conflicting insert that committed stays visible.
+    if (!stored) throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
+    return sameContent(plant, stored) ? { kind: "replayed", plant: stored } : { kind: "conflict", existing: stored };
+  });
+}
