@@ -66,6 +66,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     const cells = plan.scenarios.flatMap((scenario) =>
       running.filter((target) => target.spec.scenarios.includes(scenario)).map((target) => ({ target, scenario })),
     );
+    if (cells.length === 0) throw new Error("none of the chosen targets runs any of the chosen scenarios");
     const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
       const result = await runWrk({
         url: target.url,

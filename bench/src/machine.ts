@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
+import { repoRoot } from "./paths.js";
 
 export interface MachineInfo {
   cpuModel: string;
@@ -14,6 +15,8 @@ export interface MachineInfo {
   /** 1-minute load average when the run started: other work on the machine skews the figures. */
   loadAverageAtStart: number;
   loadAverageAtEnd?: number;
+  /** The commit measured (`-dirty` when the work tree had changes): figures belong to a version. */
+  gitCommit: string;
 }
 
 function wrkVersion(): string {
@@ -29,6 +32,17 @@ function wrkVersion(): string {
 function filesystemOf(path: string): string {
   try {
     return execFileSync("findmnt", ["-n", "-o", "FSTYPE", "-T", path], { encoding: "utf8" }).trim();
+  } catch {
+    return "unknown";
+  }
+}
+
+function gitCommit(): string {
+  try {
+    return execFileSync("git", ["-C", repoRoot, "describe", "--always", "--dirty"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {
     return "unknown";
   }
@@ -59,6 +73,7 @@ export function describeMachine(databaseDir: string): MachineInfo {
     wrk: wrkVersion().trim(),
     databaseFilesystem: filesystemOf(databaseDir),
     loadAverageAtStart: currentLoadAverage(),
+    gitCommit: gitCommit(),
   };
 }
 

@@ -26,7 +26,7 @@ export function renderMarkdown(results: BenchResults): string {
   const lines = [
     `# Plant Store benchmark${settings.smoke ? " (smoke run: too short to quote)" : ""}`,
     "",
-    `${results.date} · ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB · Linux ${machine.kernel} · Node ${machine.node} · ${machine.wrk}`,
+    `${results.date} · ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB · Linux ${machine.kernel} · Node ${machine.node} · ${machine.wrk} · commit ${machine.gitCommit}`,
     "",
     `Server ${settings.pinned ? "pinned to CPU 0, wrk to CPU 1" : "and wrk unpinned"}; ${settings.connections} keep-alive connections, ` +
       `${settings.wrkThreads} wrk thread(s); ${settings.warmupSeconds} s warm-up, then ${settings.rounds} interleaved rounds of ` +

@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runBench } from "./bench.js";
+import type { BenchSettings } from "./results.js";
+import { targetSpecs, type TargetSpec } from "./targets.js";
+
+const workDir = mkdtempSync(join(tmpdir(), "bench-runner-test-"));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const settings: BenchSettings = {
+  smoke: true,
+  rounds: 1,
+  durationSeconds: 1,
+  warmupSeconds: 0,
+  connections: 4,
+  wrkThreads: 1,
+  poolSize: 10,
+  pinned: false,
+};
+
+function spec(name: TargetSpec["name"]): TargetSpec {
+  const found = targetSpecs.find((candidate) => candidate.name === name);
+  if (found === undefined) throw new Error(`no target ${name}`);
+  return found;
+}
+
+describe("runBench", () => {
+  it("measures each cell and reports a target that answers the wrong statuses", async () => {
+    // express-floor answers 200 to everything, so a 401 flood against it must be reported.
+    const liar: TargetSpec = { ...spec("express-floor"), scenarios: ["create", "unauth"] };
+    const results = await runBench({
+      settings,
+      targets: [liar],
+      scenarios: ["create", "unauth"],
+      workDir,
+      log: () => {},
+    });
+    expect(results.cells.map((cell) => [cell.scenario, cell.medianReqPerSec > 0])).toEqual([
+      ["create", true],
+      ["unauth", true],
+    ]);
+    expect(results.failures).toEqual([
+      expect.stringMatching(/^express-floor unauth \(round 1\): expected only 401, got \d+× 200$/),
+    ]);
+    expect(results.targets[0]?.peakRssKiB).toBeGreaterThan(1000);
+  });
+
+  it("fails with the server's last log lines when a target does not start", async () => {
+    const script = join(workDir, "broken.js");
+    writeFileSync(script, 'console.error("plantstore: DATABASE_URL is not valid"); process.exit(1);\n');
+    const broken: TargetSpec = { ...spec("bare"), script };
+    await expect(
+      runBench({ settings, targets: [broken], scenarios: ["create"], workDir, log: () => {} }),
+    ).rejects.toThrow(/bare failed to start: exited \(1\) before listening\n.*\nplantstore: DATABASE_URL is not valid/);
+  });
+});
