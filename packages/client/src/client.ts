@@ -4,14 +4,7 @@ import { createContractFetcher } from "./contract-fetcher.js";
 import { stringifyExactJson } from "./exact-json.js";
 import { PlantStoreError } from "./plant-store-error.js";
 import { fetchTransport, nodeHttpTransport } from "./transport.js";
-import {
-  DEFAULT_RETRY_OPTIONS,
-  isRetryableStatus,
-  parseRetryAfterMs,
-  retryDelayMs,
-  sleep,
-  type RetryOptions,
-} from "./retry-policy.js";
+import { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, retryDelayMs, sleep, type RetryOptions } from "./retry-policy.js";
 
 export interface PlantStoreClientOptions {
   /** The server's base address, e.g. `http://127.0.0.1:3000`. */
@@ -71,7 +64,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     validateResponse: true,
   });
 
-  /** One request; resolves to the 200 result or throws a PlantStoreError (with `retryAfterMs` known). */
+  /** One request: resolves to the 200 result or to the failure; throws only when the caller cancelled. */
   async function attempt(jsonText: string, signal: AbortSignal | undefined): Promise<AttemptResult> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), timeoutMs);
@@ -135,8 +128,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
         };
       }
       const { error } = result;
-      const retryable = error.kind === "network" || error.kind === "timeout" || isRetryableStatus(error.status ?? 0);
-      if (!retryable || attemptNumber > retry.retries) throw error.withAttempts(attemptNumber);
+      if (!error.isTransient() || attemptNumber > retry.retries) throw error.withAttempts(attemptNumber);
       // A 429 or a 503 means the server refused the request; anything else may have been stored.
       if (error.status !== 429 && error.status !== 503) mayHaveReachedServer = true;
       try {
