@@ -109,6 +109,13 @@ describe("createPlant against the real server", () => {
     expect(JSON.stringify({ ...error, message: error.message, stack: error.stack })).not.toContain(secret);
   });
 
+  it("refuses a bad configuration at once", () => {
+    expect(() => clientFor("not a url")).toThrow("baseUrl is not a valid URL");
+    expect(() => clientFor("ftp://127.0.0.1")).toThrow("baseUrl must be an http or https URL");
+    expect(() => clientFor("http://user:secret@127.0.0.1")).toThrow("baseUrl must not contain credentials");
+    expect(() => clientFor(server.url, { timeoutMs: 0 })).toThrow("timeoutMs must be a positive number");
+  });
+
   it("refuses a number id beyond 2^53 before sending", async () => {
     const error = await failureOf(clientFor(server.url).createPlant({ id: 2 ** 53 + 2, name: "Fern" }));
     expect(error).toMatchObject({ kind: "invalid-request", attempts: 0 });

@@ -55,6 +55,7 @@ class AttemptTimeout extends Error {}
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) throw new TypeError("timeoutMs must be a positive number");
   const retry: RetryOptions =
     options.retry === false ? { ...DEFAULT_RETRY_OPTIONS, retries: 0 } : { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
   const tsRestClient = initClient(plantStoreContract, {
