@@ -2,6 +2,7 @@ import { ErrorCode, plantStoreContract } from "@plantstore/contract";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import express, { type Express, type RequestHandler } from "express";
 import { ApiError, methodNotAllowed, notFound, sendError } from "./http/api-error.js";
+import { installLeanJson } from "./http/lean-express.js";
 import { authenticate } from "./http/authenticate.js";
 import { errorHandler } from "./http/error-handler.js";
 import { readJsonBody } from "./http/json-body.js";
@@ -39,30 +40,11 @@ export function createServer(deps: AppDependencies): Express {
   app.disable("x-powered-by");
   app.disable("etag");
   app.set("query parser", false); // no operation takes query parameters
+  installLeanJson(app);
 
-  app.use(requestContext(logger));
-  app.use((_req, res, next) => {
-    if (deps.isShuttingDown()) res.setHeader("Connection", "close");
-    next();
-  });
+  app.use(requestContext(logger, deps.isShuttingDown));
 
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", (_req, res, next) => {
-    if (deps.isShuttingDown()) {
-      return sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "shutting down", { "Retry-After": "1" }));
-    }
-    storage.ping().then((up) => {
-      if (up) res.json({ status: "ready", storage: storage.kind });
-      else
-        sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" }));
-    }, next);
-  });
-  app.get("/openapi.json", (_req, res) => {
-    res.type("application/json").send(deps.openApiJson);
-  });
-
+  // The hot route first: every layer before it is matched on every create.
   const s = initServer();
   const router = s.router(plantStoreContract, {
     createPlant: async ({ body, res }) => {
@@ -84,6 +66,23 @@ export function createServer(deps: AppDependencies): Express {
       const message = error.body ? validationMessage(error.body) : "the request is not valid";
       sendError(res, new ApiError(ErrorCode.VALIDATION_FAILED, message));
     },
+  });
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", (_req, res, next) => {
+    if (deps.isShuttingDown()) {
+      return sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "shutting down", { "Retry-After": "1" }));
+    }
+    storage.ping().then((up) => {
+      if (up) res.json({ status: "ready", storage: storage.kind });
+      else
+        sendError(res, new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" }));
+    }, next);
+  });
+  app.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(deps.openApiJson);
   });
 
   app.all("/plants", only("POST"));

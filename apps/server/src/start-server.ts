@@ -4,6 +4,7 @@ import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/c
 import { createServer } from "./app.js";
 import { defaultConfig, type Config } from "./config.js";
 import { answerClientError } from "./http/client-error.js";
+import { leanHttpOptions } from "./http/lean-express.js";
 import { createLogger, type Logger } from "./logger.js";
 import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
@@ -73,7 +74,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),
       isShuttingDown: () => shuttingDown,
     });
-    server = createHttpServer(app);
+    server = createHttpServer(leanHttpOptions(app), app);
     applyTimeouts(server, config);
     server.on("clientError", answerClientError);
     const port = await listen(server, config.port, config.host);

@@ -106,7 +106,6 @@ export function readJsonBody({ limitBytes, timeoutMs }: JsonBodyOptions) {
     );
     req.on("data", onData);
     req.on("end", onEnd);
-    // A client that goes away mid-body needs no answer; just stop waiting.
-    req.once("close", () => finish());
+    // A client that goes away mid-body needs no answer: its timer fires into a closed socket.
   };
 }

@@ -17,9 +17,9 @@ declare global {
 
 /**
  * First step of every request: a request id (echoed), headers every answer carries, and one
- * access-log line when the response is finished.
+ * access-log line when the response is finished (or the client went away).
  */
-export function requestContext(logger: Logger) {
+export function requestContext(logger: Logger, isShuttingDown: () => boolean) {
   return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
     const started = process.hrtime.bigint();
     const sent = req.headers["x-request-id"];
@@ -28,6 +28,8 @@ export function requestContext(logger: Logger) {
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Content-Type-Options", "nosniff");
+    // Once shutdown has begun, no connection is kept alive past its current answer.
+    if (isShuttingDown()) res.setHeader("Connection", "close");
     res.once("close", () => {
       logger.info(
         {
