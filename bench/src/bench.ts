@@ -7,7 +7,7 @@ import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 import { startTarget, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
 import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
-import { stopProcess } from "./processes.js";
+import { cpuTimeMs, stopProcess } from "./processes.js";
 
 export interface BenchPlan {
   settings: BenchSettings;
@@ -22,8 +22,10 @@ const WRK_CPU = 1;
 /** Ids of one wrk run are idBase + thread·2^30 + n; 2^36 apart keeps every run's ids apart (see plants.lua). */
 const ID_STRIDE = 2 ** 36;
 
-function toRound(result: WrkResult): RoundResult {
+function toRound(result: WrkResult, cpuMs: number | undefined): RoundResult {
   return {
+    cpuUsPerRequest: cpuMs === undefined || result.requests === 0 ? undefined : (cpuMs * 1000) / result.requests,
+    cpuShare: cpuMs === undefined || result.durationUs === 0 ? undefined : (cpuMs * 1000) / result.durationUs,
     reqPerSec: requestsPerSecond(result),
     p50Ms: result.p50Us / 1000,
     p99Ms: result.p99Us / 1000,
@@ -68,6 +70,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     );
     if (cells.length === 0) throw new Error("none of the chosen targets runs any of the chosen scenarios");
     const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
+      const cpuBefore = cpuTimeMs(target.pid);
       const result = await runWrk({
         url: target.url,
         scenario,
@@ -79,7 +82,11 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         durationSeconds: seconds,
         cpu: cpu(WRK_CPU),
       });
-      const round = toRound(result);
+      const cpuAfter = cpuTimeMs(target.pid);
+      const round = toRound(
+        result,
+        cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+      );
       const wrong = checkStatuses(scenario, result.statuses);
       if (wrong !== undefined) failures.push(`${target.spec.name} ${scenario} (${label}): ${wrong}`);
       if (round.socketErrors > 0)
@@ -88,7 +95,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         throw new Error(`${target.spec.name} exited during the ${scenario} load; see ${target.logFile}`);
       }
       log(
-        `  ${label.padEnd(8)} ${target.spec.name.padEnd(16)} ${scenario.padEnd(9)} ${Math.round(round.reqPerSec).toString().padStart(7)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms`,
+        `  ${label.padEnd(8)} ${target.spec.name.padEnd(16)} ${scenario.padEnd(9)} ${Math.round(round.reqPerSec).toString().padStart(7)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms  CPU ${round.cpuUsPerRequest?.toFixed(0) ?? "?"} µs/req`,
       );
       return round;
     };

@@ -3,6 +3,9 @@ import type { BenchResults, CellResult } from "./results.js";
 const number = (value: number, digits = 0) =>
   value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+const optional = (value: number | undefined, digits = 0, unit = "") =>
+  value === undefined ? "?" : `${number(value, digits)}${unit}`;
+
 function statusSummary(cell: CellResult): string {
   const totals: Record<string, number> = {};
   for (const round of cell.rounds) {
@@ -33,18 +36,24 @@ export function renderMarkdown(results: BenchResults): string {
       `${settings.durationSeconds} s per target and scenario; medians over the rounds. Databases on ${machine.databaseFilesystem}; ` +
       `load average ${machine.loadAverageAtStart} at start, ${machine.loadAverageAtEnd ?? "?"} at end (2 cores: above ~1 means other work shared them).`,
     "",
-    "| target | scenario | req/s (median) | req/s (rounds) | p50 ms | p99 ms | peak RSS MiB | statuses |",
-    "|---|---|---:|---:|---:|---:|---:|---|",
+    "| target | scenario | req/s (median) | req/s (rounds) | p50 ms | p99 ms | CPU µs/req | server CPU | peak RSS MiB | statuses |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ...results.cells.map((cell) => {
       const peak = rss.get(cell.target);
-      return `| ${cell.target} | ${cell.scenario} | ${number(cell.medianReqPerSec)} | ${range(cell)} | ${number(cell.medianP50Ms, 2)} | ${number(cell.medianP99Ms, 2)} | ${peak === undefined ? "?" : number(peak / 1024, 1)} | ${statusSummary(cell)} |`;
+      return `| ${cell.target} | ${cell.scenario} | ${number(cell.medianReqPerSec)} | ${range(cell)} | ${number(cell.medianP50Ms, 2)} | ${number(cell.medianP99Ms, 2)} | ${optional(cell.medianCpuUsPerRequest)} | ${optional(cell.medianCpuShare === undefined ? undefined : cell.medianCpuShare * 100, 0, " %")} | ${peak === undefined ? "?" : number(peak / 1024, 1)} | ${statusSummary(cell)} |`;
     }),
     "",
     "## Plant Store ÷ baseline (req/s)",
     "",
-    "| scenario | baseline | ratio |",
-    "|---|---|---:|",
-    ...results.ratios.map((ratio) => `| ${ratio.scenario} | ${ratio.baseline} | ${ratio.ratio.toFixed(2)}× |`),
+    "Throughput ratio above 1: Plant Store is faster. CPU cost ratio below 1: Plant Store spends less server CPU per",
+    "request (steadier than req/s when other work shares the machine; blind to time spent waiting on fsync).",
+    "",
+    "| scenario | baseline | req/s ratio | CPU cost ratio |",
+    "|---|---|---:|---:|",
+    ...results.ratios.map(
+      (ratio) =>
+        `| ${ratio.scenario} | ${ratio.baseline} | ${ratio.ratio.toFixed(2)}× | ${ratio.cpuCostRatio === undefined ? "?" : `${ratio.cpuCostRatio.toFixed(2)}×`} |`,
+    ),
     "",
     "## Targets (issue 6)",
     "",

@@ -110,6 +110,25 @@ export function peakRssKiB(pid: number): number | undefined {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on every mainstream Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system) a live process has used so far, in milliseconds, or undefined when it cannot be
+ * read. CPU time per request stays meaningful when other work shares the machine; req/s does not.
+ */
+export function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A port that was free a moment ago on 127.0.0.1 (the kernel picks it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

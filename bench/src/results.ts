@@ -11,6 +11,10 @@ export interface RoundResult {
   statuses: Record<string, number>;
   socketErrors: number;
   timeouts: number;
+  /** Server CPU time (user + system) per answered request, in microseconds. */
+  cpuUsPerRequest: number | undefined;
+  /** Server CPU time over wall time: near 1 means CPU-bound on its core; well below, it waited (fsync, or other work had the core). */
+  cpuShare: number | undefined;
 }
 
 /** One target under one scenario, over every round. */
@@ -21,6 +25,8 @@ export interface CellResult {
   medianReqPerSec: number;
   medianP50Ms: number;
   medianP99Ms: number;
+  medianCpuUsPerRequest: number | undefined;
+  medianCpuShare: number | undefined;
 }
 
 export interface Ratio {
@@ -28,6 +34,8 @@ export interface Ratio {
   baseline: TargetName;
   /** Plant Store's median req/s over the baseline's. */
   ratio: number;
+  /** Plant Store's median server CPU µs per request over the baseline's (below 1: Plant Store is cheaper). */
+  cpuCostRatio: number | undefined;
 }
 
 export interface Goal {

@@ -2,30 +2,51 @@ import { describe, expect, it } from "vitest";
 import type { RoundResult } from "./results.js";
 import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 
-function round(reqPerSec: number, p50Ms = 1, p99Ms = 2): RoundResult {
-  return { reqPerSec, p50Ms, p99Ms, requests: reqPerSec, statuses: { "200": reqPerSec }, socketErrors: 0, timeouts: 0 };
+function round(
+  reqPerSec: number,
+  p50Ms = 1,
+  p99Ms = 2,
+  cpuUsPerRequest: number | undefined = 1e6 / reqPerSec,
+): RoundResult {
+  return {
+    reqPerSec,
+    p50Ms,
+    p99Ms,
+    requests: reqPerSec,
+    statuses: { "200": reqPerSec },
+    socketErrors: 0,
+    timeouts: 0,
+    cpuUsPerRequest,
+    cpuShare: 1,
+  };
 }
 
 const cells = [
   summarizeCell("plantstore", "create", [round(900), round(1000, 2, 9), round(1100)]),
   summarizeCell("plantstore", "unauth", [round(1500)]),
   summarizeCell("fastify-durable", "create", [round(1000)]),
-  summarizeCell("naive", "create", [round(400)]),
+  summarizeCell("naive", "create", [{ ...round(400), cpuUsPerRequest: undefined }]),
   summarizeCell("express-floor", "create", [round(2000)]),
 ];
 
 describe("summarizeCell", () => {
   it("takes the median of each measure over the rounds", () => {
-    expect(cells[0]).toMatchObject({ medianReqPerSec: 1000, medianP50Ms: 1, medianP99Ms: 2 });
+    expect(cells[0]).toMatchObject({
+      medianReqPerSec: 1000,
+      medianP50Ms: 1,
+      medianP99Ms: 2,
+      medianCpuUsPerRequest: 1000,
+    });
   });
 });
 
 describe("computeRatios", () => {
   it("divides Plant Store by every baseline that ran the same scenario", () => {
     expect(computeRatios(cells)).toEqual([
-      { scenario: "create", baseline: "fastify-durable", ratio: 1 },
-      { scenario: "create", baseline: "naive", ratio: 2.5 },
-      { scenario: "create", baseline: "express-floor", ratio: 0.5 },
+      { scenario: "create", baseline: "fastify-durable", ratio: 1, cpuCostRatio: 1 },
+      // naive's CPU time could not be read: no cost ratio rather than a wrong one.
+      { scenario: "create", baseline: "naive", ratio: 2.5, cpuCostRatio: undefined },
+      { scenario: "create", baseline: "express-floor", ratio: 0.5, cpuCostRatio: 2 },
     ]);
   });
 });

@@ -3,6 +3,11 @@ import type { ScenarioName } from "./scenarios.js";
 import { median } from "./stats.js";
 import type { TargetName } from "./targets.js";
 
+function medianOfKnown(values: ReadonlyArray<number | undefined>): number | undefined {
+  const known = values.filter((value): value is number => value !== undefined);
+  return known.length > 0 ? median(known) : undefined;
+}
+
 export function summarizeCell(target: TargetName, scenario: ScenarioName, rounds: RoundResult[]): CellResult {
   return {
     target,
@@ -11,6 +16,8 @@ export function summarizeCell(target: TargetName, scenario: ScenarioName, rounds
     medianReqPerSec: median(rounds.map((round) => round.reqPerSec)),
     medianP50Ms: median(rounds.map((round) => round.p50Ms)),
     medianP99Ms: median(rounds.map((round) => round.p99Ms)),
+    medianCpuUsPerRequest: medianOfKnown(rounds.map((round) => round.cpuUsPerRequest)),
+    medianCpuShare: medianOfKnown(rounds.map((round) => round.cpuShare)),
   };
 }
 
@@ -24,10 +31,13 @@ export function computeRatios(cells: readonly CellResult[]): Ratio[] {
   for (const ours of cells.filter((cell) => cell.target === "plantstore")) {
     for (const theirs of cells.filter((cell) => cell.target !== "plantstore" && cell.scenario === ours.scenario)) {
       if (theirs.medianReqPerSec > 0) {
+        const ourCost = ours.medianCpuUsPerRequest;
+        const theirCost = theirs.medianCpuUsPerRequest;
         ratios.push({
           scenario: ours.scenario,
           baseline: theirs.target,
           ratio: ours.medianReqPerSec / theirs.medianReqPerSec,
+          cpuCostRatio: ourCost !== undefined && theirCost ? ourCost / theirCost : undefined,
         });
       }
     }
