@@ -1,7 +1,8 @@
 import type { NewPlant } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
 import { StorageUnavailableError, type CreateOutcome, type PlantRepository, type StoredPlant } from "../storage.js";
-import { mapSqliteError } from "./sqlite-errors.js";
+import type { BatchWriter } from "./batch-writers.js";
+import type { CreateRow, RowResult } from "./create-batch.js";
 
 interface PendingCreate {
   plant: NewPlant;
@@ -9,37 +10,43 @@ interface PendingCreate {
   reject: (error: Error) => void;
 }
 
-interface PlantRow {
-  name: string;
-  tag: string | null;
+function stored(id: bigint, name: string, tag: string | null): StoredPlant {
+  return tag === null ? { id, name } : { id, name, tag };
 }
 
-function stored(id: bigint, row: PlantRow): StoredPlant {
-  return row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag };
+function outcomeOf(plant: NewPlant, result: RowResult): CreateOutcome | Error {
+  switch (result.kind) {
+    case "created":
+      return { kind: "created", plant: stored(plant.id, plant.name, plant.tag ?? null) };
+    case "existing": {
+      const existing = stored(plant.id, result.name, result.tag);
+      return existing.name === plant.name && existing.tag === plant.tag
+        ? { kind: "replayed", plant: existing }
+        : { kind: "conflict", existing };
+    }
+    case "failed":
+      return result.unavailable ? new StorageUnavailableError(result.message) : new Error(result.message);
+  }
 }
 
 /**
- * Plants in SQLite with group commit. Creates that arrive while the event loop is busy are queued
- * and written together in one transaction with one fsync (WAL, synchronous=FULL), right after
- * the current I/O phase; each promise resolves only once its transaction is committed to disk.
- * A row that fails is answered alone; its batch-mates still commit.
+ * Plants in SQLite with group commit. Creates queue up while a batch is being committed; when it
+ * is on disk, everything queued meanwhile goes out as the next batch: one transaction, one fsync.
+ * Under load the batches grow by themselves; alone, a create is committed at once. Each promise
+ * resolves only once its transaction is durable. Reads use this thread's own connection.
  */
 export class SqlitePlantRepository implements PlantRepository {
   private pending: PendingCreate[] = [];
+  private inFlight: Promise<void> | undefined;
   private flushScheduled = false;
   private closed = false;
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  private readonly insert: Statement<[bigint, string, string | null]>;
-  private readonly select: Statement<[bigint], PlantRow>;
+  private readonly select: Statement<[bigint], { name: string; tag: string | null }>;
   private readonly countAll: Statement<[], { n: number }>;
 
-  constructor(private readonly db: Database) {
-    this.begin = db.prepare("BEGIN IMMEDIATE");
-    this.commit = db.prepare("COMMIT");
-    this.rollback = db.prepare("ROLLBACK");
-    this.insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
+  constructor(
+    db: Database,
+    private readonly writer: BatchWriter,
+  ) {
     this.select = db.prepare("SELECT name, tag FROM plants WHERE id = ?");
     this.countAll = db.prepare("SELECT count(*) AS n FROM plants");
   }
@@ -48,64 +55,56 @@ export class SqlitePlantRepository implements PlantRepository {
     if (this.closed) return Promise.reject(new StorageUnavailableError("storage is closed"));
     return new Promise((resolve, reject) => {
       this.pending.push({ plant, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(this.flush);
-      }
+      this.scheduleFlush();
     });
   }
 
   async find(id: bigint): Promise<StoredPlant | undefined> {
     const row = this.select.get(id);
-    return row === undefined ? undefined : stored(id, row);
+    return row === undefined ? undefined : stored(id, row.name, row.tag);
   }
 
   async count(): Promise<number> {
     return this.countAll.get()!.n;
   }
 
-  /** Commits whatever is queued; called by close() so that nothing acknowledged is left behind. */
-  readonly flush = (): void => {
-    this.flushScheduled = false;
-    const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
-    const outcomes: Array<CreateOutcome | Error> = [];
-    try {
-      this.begin.run();
-      for (const { plant } of batch) outcomes.push(this.createOne(plant));
-      this.commit.run();
-    } catch (error) {
-      if (this.db.inTransaction) this.rollback.run();
-      const failure = mapSqliteError(error);
-      for (const item of batch) item.reject(failure);
-      return;
+  /** Commits everything queued, then closes the writer: nothing acknowledged is left behind. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.inFlight || this.pending.length > 0) {
+      if (!this.inFlight) this.flush();
+      await this.inFlight;
     }
-    batch.forEach((item, index) => {
-      const outcome = outcomes[index]!;
-      if (outcome instanceof Error) item.reject(outcome);
-      else item.resolve(outcome);
-    });
-  };
-
-  /** One create inside the open transaction; a failure is returned, not thrown, to spare the batch. */
-  private createOne(plant: NewPlant): CreateOutcome | Error {
-    try {
-      const tag = plant.tag ?? null;
-      if (this.insert.run(plant.id, plant.name, tag).changes === 1) {
-        return { kind: "created", plant: stored(plant.id, { name: plant.name, tag }) };
-      }
-      const existing = stored(plant.id, this.select.get(plant.id)!);
-      return existing.name === plant.name && existing.tag === plant.tag
-        ? { kind: "replayed", plant: existing }
-        : { kind: "conflict", existing };
-    } catch (error) {
-      return mapSqliteError(error);
-    }
+    await this.writer.close();
   }
 
-  close(): void {
-    this.flush();
-    this.closed = true;
+  /** After the current I/O phase, so that every request read in it joins the batch. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.inFlight) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    if (batch.length === 0 || this.inFlight) return;
+    this.pending = [];
+    const rows = batch.map(({ plant }): CreateRow => [plant.id, plant.name, plant.tag ?? null]);
+    this.inFlight = this.writer.write(rows).then(
+      (results) =>
+        batch.forEach((item, index) => {
+          const outcome = outcomeOf(item.plant, results[index]!);
+          if (outcome instanceof Error) item.reject(outcome);
+          else item.resolve(outcome);
+        }),
+      (error: Error) => batch.forEach((item) => item.reject(error)),
+    );
+    void this.inFlight.finally(() => {
+      this.inFlight = undefined;
+      if (this.pending.length > 0) this.scheduleFlush();
+    });
   }
 }

@@ -1,8 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { Storage } from "../storage.js";
+import { InlineBatchWriter, ThreadBatchWriter } from "./batch-writers.js";
 import { sqliteMigrations } from "./migrations.js";
+import { openConnection } from "./sqlite-connection.js";
 import { mapSqliteError } from "./sqlite-errors.js";
 import { SqlitePlantRepository } from "./sqlite-plants.js";
 import { SqliteTokenRepository } from "./sqlite-tokens.js";
@@ -40,17 +42,14 @@ export function openSqliteStorage(databaseUrl: string): Storage {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
-    db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    // FULL: every commit is fsynced before it returns (WAL's default, NORMAL, can lose the last
-    // commits on power loss, and a 200 promises the plant is kept).
-    db.pragma("synchronous = FULL");
-    db.pragma("busy_timeout = 5000");
+    db = openConnection(path);
     migrate(db);
   } catch (error) {
     throw mapSqliteError(error);
   }
-  const plants = new SqlitePlantRepository(db);
+  // A file is written from a writer thread; an in-memory database exists only for this connection.
+  const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
+  const plants = new SqlitePlantRepository(db, writer);
   const tokens = new SqliteTokenRepository(db);
   const ping = db.prepare("SELECT 1");
   return {
@@ -68,7 +67,7 @@ export function openSqliteStorage(databaseUrl: string): Storage {
     },
     async close() {
       if (!db.open) return;
-      plants.close();
+      await plants.close();
       db.close();
     },
   };

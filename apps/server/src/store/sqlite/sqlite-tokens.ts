@@ -22,8 +22,9 @@ export class SqliteTokenRepository implements TokenRepository {
 
   constructor(db: Database) {
     this.selectActive = db.prepare("SELECT hash FROM api_tokens WHERE revoked_at IS NULL");
+    // Adding a token that exists returns it unchanged (as on PostgreSQL), never a constraint error.
     this.insert = db.prepare(
-      "INSERT INTO api_tokens (hash, label) VALUES (?, ?) RETURNING id, label, created_at, revoked_at",
+      "INSERT INTO api_tokens (hash, label) VALUES (?, ?) ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash RETURNING id, label, created_at, revoked_at",
     );
     // One statement, so two processes starting at once cannot both create a first token.
     this.insertIfNoneActive = db.prepare(
