@@ -20,3 +20,4 @@ export {
   type NewPlantInput,
 } from "./plant.js";
 export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
+export { exactIntegerOf, MalformedJsonError, parseJsonWithExactId, topLevelValueSource } from "./exact-json.js";

@@ -79,7 +79,7 @@ describe("readRecords: JSON Lines", () => {
       [2, "id: must be an integer, not a string"],
       [3, "id: must be an integer"],
       [4, "not a JSON object"],
-      [5, "not valid JSON: expected a quoted key at column 2"],
+      [5, expect.stringMatching(/^not valid JSON: /)],
       [7, "tag: must be a string"],
     ]);
   });

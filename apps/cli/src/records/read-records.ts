@@ -1,9 +1,8 @@
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import type { NewPlantInput } from "@plantstore/contract";
+import { parseJsonWithExactId, type NewPlantInput } from "@plantstore/contract";
 import { checkNewPlant, parseIdText } from "./check-new-plant.js";
 import { parseCsvLine } from "./csv-line.js";
-import { parseExactJson } from "./exact-json.js";
 
 export type RecordFormat = "csv" | "jsonl";
 
@@ -89,7 +88,7 @@ function fromCsvLine(line: string, lineNumber: number, columns: CsvColumn[]): So
 function fromJsonLine(line: string, lineNumber: number): SourceRecord {
   let value: unknown;
   try {
-    value = parseExactJson(line);
+    value = parseJsonWithExactId(line);
   } catch (error) {
     return { line: lineNumber, ok: false, reason: `not valid JSON: ${(error as Error).message}` };
   }

@@ -1,8 +1,7 @@
 import { isUtf8 } from "node:buffer";
-import { ErrorCode } from "@plantstore/contract";
+import { ErrorCode, MalformedJsonError, parseJsonWithExactId } from "@plantstore/contract";
 import type { NextFunction, Request, Response } from "express";
 import { ApiError, sendError } from "./api-error.js";
-import { MalformedJsonError, parseJsonWithExactId } from "./exact-json.js";
 
 export interface JsonBodyOptions {
   limitBytes: number;

@@ -1,5 +1,6 @@
 /**
- * JSON parsing that keeps the top-level `id` exact.
+ * JSON parsing that keeps the top-level `id` exact. Shared by the server (request bodies) and the
+ * CLI (JSONL lines), so that both accept exactly the same ids.
  *
  * `JSON.parse` turns every number into a double, so ids above 2^53 lose digits
  * (9007199254740993 becomes 9007199254740992) and a fraction such as 1.0000000000000001 becomes the
