@@ -17,6 +17,28 @@ const responseDescriptions: Record<string, string> = {
   503: "Storage is unavailable; retry after the Retry-After header's seconds.",
 };
 
+const header = (description: string, schema: Record<string, unknown> = { type: "string" }) => ({ description, schema });
+
+/** Response headers the server sends, by status (every answer also carries X-Request-Id). */
+const responseHeaders: Record<string, Record<string, ReturnType<typeof header>>> = {
+  200: {
+    "Plant-Store-Outcome": header("Whether this call created the plant or replayed an identical earlier create.", {
+      type: "string",
+      enum: ["created", "replayed"],
+    }),
+  },
+  401: {
+    "WWW-Authenticate": header(
+      'RFC 6750 challenge: Bearer realm="plantstore", with error="invalid_token" or error="invalid_request" when a credential was sent.',
+    ),
+  },
+  503: { "Retry-After": header("Seconds to wait before retrying.", { type: "integer" }) },
+};
+
+const requestIdHeader = header(
+  "The client's X-Request-Id when it is 1–128 characters of A–Z a–z 0–9 . _ : @ / + = -, else a generated UUID.",
+);
+
 const catalogueTable = [
   "| error | HTTP status | name |",
   "|---|---|---|",
@@ -64,7 +86,11 @@ export function generateOpenApiDocument() {
         const responses = Object.fromEntries(
           Object.entries(operation.responses).map(([status, response]) => [
             status,
-            { ...response, description: responseDescriptions[status] ?? status },
+            {
+              ...response,
+              description: responseDescriptions[status] ?? status,
+              headers: { ...responseHeaders[status], "X-Request-Id": requestIdHeader },
+            },
           ]),
         );
         return {
