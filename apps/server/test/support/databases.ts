@@ -1,8 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import {
+  createTestSchema,
+  TEST_DATABASE_ENV,
+  type TestSchema,
+} from "../../src/store/postgres/testing/test-database.js";
 
 /** A storage backend the suites run against, each test run in its own file or schema. */
 export interface TestBackend {
@@ -13,7 +16,7 @@ export interface TestBackend {
   cleanup(): Promise<void>;
 }
 
-export const POSTGRES_URL = process.env.PLANTSTORE_TEST_DATABASE_URL;
+export const POSTGRES_URL = process.env[TEST_DATABASE_ENV];
 
 export function sqliteBackend(): TestBackend {
   const directories: string[] = [];
@@ -30,41 +33,25 @@ export function sqliteBackend(): TestBackend {
   };
 }
 
-/** Each fresh database is a new schema, selected through the URL's `options` (search_path). */
+/** Each fresh database is a new schema `t_<random>`, dropped at cleanup. */
 export function postgresBackend(baseUrl: string): TestBackend {
-  const schemas: string[] = [];
-  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: baseUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
+  const schemas: TestSchema[] = [];
   return {
     name: "postgres",
     async freshDatabaseUrl() {
-      const schema = `t_${randomBytes(6).toString("hex")}`;
-      await admin((client) => client.query(`CREATE SCHEMA ${schema}`));
+      const schema = await createTestSchema(baseUrl);
       schemas.push(schema);
-      const url = new URL(baseUrl);
-      url.searchParams.set("options", `-c search_path=${schema}`);
-      return url.toString();
+      return schema.url;
     },
     async cleanup() {
-      const dropping = schemas.splice(0);
-      if (dropping.length === 0) return;
-      await admin(async (client) => {
-        for (const schema of dropping) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      });
+      for (const schema of schemas.splice(0)) await schema.drop();
     },
   };
 }
 
 /**
- * SQLite always; PostgreSQL when PLANTSTORE_TEST_DATABASE_URL is set. In CI the variable must be
- * set (checked in postgres-required.test.ts), so PostgreSQL is never skipped there.
+ * SQLite always; PostgreSQL when PLANTSTORE_TEST_DATABASE_URL is set. Whether it must be set (CI)
+ * is decided, and a skip announced, by the storage suite (src/store/storage.test.ts).
  */
 export function testBackends(): TestBackend[] {
   return POSTGRES_URL ? [sqliteBackend(), postgresBackend(POSTGRES_URL)] : [sqliteBackend()];
