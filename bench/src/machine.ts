@@ -37,12 +37,20 @@ function filesystemOf(path: string): string {
   }
 }
 
+/** The paths whose changes alter what the bench measures. */
+const MEASURED_PATHS = ["apps/server", "packages/contract", "bench/src", "bench/lua"];
+
+function git(args: readonly string[]): string {
+  return execFileSync("git", ["-C", repoRoot, ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"],
+  }).trim();
+}
+
 function gitCommit(): string {
   try {
-    return execFileSync("git", ["-C", repoRoot, "describe", "--always", "--dirty"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    }).trim();
+    const dirty = git(["status", "--porcelain", "--", ...MEASURED_PATHS]) !== "";
+    return `${git(["rev-parse", "--short", "HEAD"])}${dirty ? " + uncommitted changes in the server, contract or bench" : ""}`;
   } catch {
     return "unknown";
   }
