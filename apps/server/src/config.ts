@@ -48,8 +48,8 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-/** Tokens are opaque but must survive an HTTP header: visible ASCII (RFC 6750 b64token and a little more). */
-const TOKEN_PATTERN = /^[\x21-\x7E]{16,512}$/;
+/** What a bearer token may be (RFC 6750 b64token), at least 16 characters so that it is not guessable. */
+const TOKEN_PATTERN = /^(?=.{16,512}$)[A-Za-z0-9\-._~+/]+=*$/;
 
 function tokens(env: Env): string[] {
   const raw = env.PLANTSTORE_TOKENS ?? "";
@@ -61,7 +61,7 @@ function tokens(env: Env): string[] {
     if (!TOKEN_PATTERN.test(token)) {
       // Never echo the token itself.
       throw new ConfigError(
-        `PLANTSTORE_TOKENS entry #${index + 1} must be 16–512 visible ASCII characters without spaces or commas`,
+        `PLANTSTORE_TOKENS entry #${index + 1} must be 16–512 characters of A–Z a–z 0–9 - . _ ~ + / (then optional =)`,
       );
     }
   }
