@@ -1,10 +1,19 @@
 import { spawnSync } from "node:child_process";
 import { request } from "node:http";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "./support/databases.js";
-import { MAIN, spawnServer, stringify, TOKEN, waitForOutput, type ServerProcess } from "./support/test-server.js";
+import {
+  killSpawnedServers,
+  MAIN,
+  spawnServer,
+  stringify,
+  TOKEN,
+  waitForOutput,
+  type ServerProcess,
+} from "./support/test-server.js";
 
 const backend = sqliteBackend();
+afterEach(killSpawnedServers);
 afterAll(() => backend.cleanup());
 
 function create(url: string, id: bigint, token = TOKEN): Promise<number> {

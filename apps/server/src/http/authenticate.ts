@@ -13,6 +13,20 @@ function challenge(error?: string): Record<string, string> {
   return { "WWW-Authenticate": error ? `${REALM}, error="${error}"` : REALM };
 }
 
+// The refusals are constants: built (and serialized) once, not per request.
+const MISSING = new ApiError(ErrorCode.MISSING_CREDENTIAL, "a bearer token is required", challenge());
+const OTHER_SCHEME = new ApiError(
+  ErrorCode.MISSING_CREDENTIAL,
+  "a bearer token is required (Authorization: Bearer <token>)",
+  challenge(),
+);
+const MALFORMED = new ApiError(
+  ErrorCode.MALFORMED_CREDENTIAL,
+  "the Authorization header must be of the form: Bearer <token>",
+  challenge("invalid_request"),
+);
+const INVALID = new ApiError(ErrorCode.INVALID_CREDENTIAL, "the bearer token is not valid", challenge("invalid_token"));
+
 /**
  * The bearer check, before anything reads the body: an unauthenticated request never learns
  * whether its body was valid. Tokens in the query string or body are not looked at.
@@ -21,46 +35,22 @@ export function authenticate(verifier: TokenVerifier, bodyLimitBytes: number) {
   return function authenticateMiddleware(req: Request, res: Response, next: NextFunction): void {
     // Node discards a small unread body and keeps the connection; a large or unbounded one is not
     // worth receiving for a refusal, so that connection is closed.
-    const declared = req.headers["content-length"];
-    const close =
-      declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
-    const reject = (res: Response, error: ApiError) => sendError(res, error, { close });
-
+    const reject = (error: ApiError) => {
+      const declared = req.headers["content-length"];
+      const close =
+        declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
+      sendError(res, error, { close });
+    };
     const header = req.headers.authorization;
-    if (header === undefined || header.trim() === "") {
-      return reject(res, new ApiError(ErrorCode.MISSING_CREDENTIAL, "a bearer token is required", challenge()));
-    }
+    if (header === undefined || header.trim() === "") return reject(MISSING);
     const match = BEARER.exec(header);
     if (match === null) {
-      if (SCHEME.test(header) && !/^bearer(?: |$)/i.test(header)) {
-        // Another scheme (Basic, Digest…): no bearer credential was sent.
-        return reject(
-          res,
-          new ApiError(
-            ErrorCode.MISSING_CREDENTIAL,
-            "a bearer token is required (Authorization: Bearer <token>)",
-            challenge(),
-          ),
-        );
-      }
-      return reject(
-        res,
-        new ApiError(
-          ErrorCode.MALFORMED_CREDENTIAL,
-          "the Authorization header must be of the form: Bearer <token>",
-          challenge("invalid_request"),
-        ),
-      );
+      // Another scheme (Basic, Digest…): no bearer credential was sent.
+      return reject(SCHEME.test(header) && !/^bearer(?: |$)/i.test(header) ? OTHER_SCHEME : MALFORMED);
     }
     const verdict = verifier.verify(match[1]!);
-    const decide = (valid: boolean) =>
-      valid
-        ? next()
-        : reject(
-            res,
-            new ApiError(ErrorCode.INVALID_CREDENTIAL, "the bearer token is not valid", challenge("invalid_token")),
-          );
-    if (typeof verdict === "boolean") decide(verdict);
-    else verdict.then(decide, next);
+    if (verdict === true) return next();
+    if (verdict === false) return reject(INVALID);
+    verdict.then((valid) => (valid ? next() : reject(INVALID)), next);
   };
 }

@@ -40,11 +40,20 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+const spawned = new Set<ChildProcessWithoutNullStreams>();
+
+/** Kills every server a test spawned and left running (a failed assertion skips its own stop). */
+export function killSpawnedServers(): void {
+  for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  spawned.clear();
+}
+
 /** The built server as users run it (`node dist/main.js`), resolved once it listens. */
 export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, LOG_LEVEL: "info", ...env },
   });
+  spawned.add(child);
   let output = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
