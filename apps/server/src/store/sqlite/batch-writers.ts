@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import { StorageUnavailableError } from "../storage.js";
-import { CreateBatchWriter, type CreateRow, type RowResult } from "./create-batch.js";
+import { CreateBatchWriter, decodeResults, encodeRows, type CreateRow, type RowResult } from "./create-batch.js";
 import type { WriterReply, WriterRequest } from "./sqlite-writer-thread.js";
 
 /** Where a batch of creates is committed. One batch at a time; the caller queues the rest. */
@@ -40,7 +40,9 @@ export class ThreadBatchWriter implements BatchWriter {
   constructor(private readonly path: string) {}
 
   write(rows: CreateRow[]): Promise<RowResult[]> {
-    return this.send({ batch: rows }).then((reply) => ("results" in reply ? reply.results : []));
+    return this.send({ batch: encodeRows(rows) }).then((reply) =>
+      "results" in reply ? decodeResults(reply.results) : [],
+    );
   }
 
   async close(): Promise<void> {

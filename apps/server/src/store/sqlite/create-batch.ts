@@ -60,3 +60,25 @@ function failed(error: unknown): RowResult {
   const mapped = mapSqliteError(error);
   return { kind: "failed", unavailable: mapped.name === "StorageUnavailableError", message: mapped.message };
 }
+
+/*
+ * Batches cross to the writer thread as one JSON string each way: a string is copied in one piece,
+ * where structured-cloning an array of arrays (with bigints) walks every value, and that walk was
+ * the largest single cost of a create on the event loop's thread.
+ */
+
+export function encodeRows(rows: readonly CreateRow[]): string {
+  return JSON.stringify(rows.map(([id, name, tag]) => [id.toString(), name, tag]));
+}
+
+export function decodeRows(text: string): CreateRow[] {
+  return (JSON.parse(text) as Array<[string, string, string | null]>).map(([id, name, tag]) => [BigInt(id), name, tag]);
+}
+
+export function encodeResults(results: readonly RowResult[]): string {
+  return JSON.stringify(results);
+}
+
+export function decodeResults(text: string): RowResult[] {
+  return JSON.parse(text) as RowResult[];
+}

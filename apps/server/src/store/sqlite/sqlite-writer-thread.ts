@@ -3,11 +3,12 @@
  * blocks the event loop that parses requests. Receives batches, answers each with its results.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { CreateBatchWriter, type CreateRow, type RowResult } from "./create-batch.js";
+import { CreateBatchWriter, decodeRows, encodeResults } from "./create-batch.js";
 import { openConnection } from "./sqlite-connection.js";
 
-export type WriterRequest = { batch: CreateRow[] } | { close: true };
-export type WriterReply = { results: RowResult[] } | { closed: true };
+/** `batch` and `results` are encoded by create-batch.ts (one string each way). */
+export type WriterRequest = { batch: string } | { close: true };
+export type WriterReply = { results: string } | { closed: true };
 
 const port = parentPort!;
 const db = openConnection((workerData as { path: string }).path);
@@ -20,5 +21,5 @@ port.on("message", (message: WriterRequest) => {
     port.close();
     return;
   }
-  port.postMessage({ results: writer.write(message.batch) } satisfies WriterReply);
+  port.postMessage({ results: encodeResults(writer.write(decodeRows(message.batch))) } satisfies WriterReply);
 });
