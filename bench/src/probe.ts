@@ -8,7 +8,22 @@ export function poolBody(n: number): string {
 // node:http with keep-alive: far lighter than fetch for the thousand pre-creates on a busy machine.
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
-export function postPlant(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+/**
+ * A POST that is tried again (up to 3 times) when it gets no answer at all: on a machine shared
+ * with other work a single request can stall, and that says nothing about the target's answers.
+ * A wrong answer is never retried.
+ */
+export async function postPlant(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await postPlantOnce(url, token, body);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+function postPlantOnce(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/plants`,
