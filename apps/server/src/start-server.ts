@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/contract";
 import { createServer } from "./app.js";
 import { defaultConfig, type Config } from "./config.js";
+import { bearerGate } from "./http/bearer-gate.js";
 import { answerClientError } from "./http/client-error.js";
 import { leanHttpOptions } from "./http/lean-express.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -74,7 +75,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),
       isShuttingDown: () => shuttingDown,
     });
-    server = createHttpServer(leanHttpOptions(app), app);
+    const gated = bearerGate(app, {
+      verifier,
+      logger,
+      bodyLimitBytes: config.bodyLimitBytes,
+      isShuttingDown: () => shuttingDown,
+    });
+    server = createHttpServer(leanHttpOptions(app), gated);
     applyTimeouts(server, config);
     server.on("clientError", answerClientError);
     const port = await listen(server, config.port, config.host);

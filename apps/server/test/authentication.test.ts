@@ -84,6 +84,17 @@ describe("bearer authentication", () => {
     }
   });
 
+  it("refuses the same way before Express (POST /plants) and inside it (other spellings of the path)", async () => {
+    for (const path of ["/plants", "/plants?x=1", "/plants/", "/PLANTS"]) {
+      const response = await post({ "x-request-id": "gate-check" }, undefined, path);
+      await expect401(response, ErrorCode.MISSING_CREDENTIAL, REALM);
+      expect(response.headers.get("x-request-id")).toBe("gate-check");
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    }
+    expect((await post({ authorization: `Bearer ${TOKEN}` }, undefined, "/plants/")).status).toBe(200);
+  });
+
   it("stores no plant for a refused request", async () => {
     const before = await server.storage.plants.count();
     await post({ authorization: "Bearer nope-nope-nope-nope" }, '{"id":424242,"name":"x"}');

@@ -1,5 +1,5 @@
 import { ErrorCode, statusOfErrorCode, type ErrorCodeValue } from "@plantstore/contract";
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 
 /**
  * A failure with its catalogue code; the HTTP status follows from the code. Not an `Error`: it is
@@ -23,7 +23,7 @@ export class ApiError {
  * Writes an Error body. Used for every failure, so that each answer is JSON with a catalogue code.
  * `close` ends the connection afterwards (the request body was not read to its end).
  */
-export function sendError(res: Response, error: ApiError, options: { close?: boolean } = {}): void {
+export function sendError(res: ServerResponse, error: ApiError, options: { close?: boolean } = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
