@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, type RunningServer } from "./start-server.js";
+
+export interface DisposableServer {
+  url: string;
+  /** The server's own storage, to check what a test really stored. */
+  storage: RunningServer["storage"];
+  /** A scratch directory (it holds the database), removed on close. */
+  directory: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real server on an ephemeral port with a fresh SQLite file, for the tests of sibling
+ * packages (`@plantstore/server/testing`): each gets the real thing, started the same way.
+ */
+export async function startDisposableServer(options: { tokens: string[]; prefix?: string }): Promise<DisposableServer> {
+  const directory = mkdtempSync(join(tmpdir(), options.prefix ?? "plantstore-"));
+  const server = await startServer({
+    port: 0,
+    databaseUrl: `sqlite:${join(directory, "plants.db")}`,
+    tokens: options.tokens,
+    logLevel: "silent",
+  });
+  return {
+    url: server.url,
+    storage: server.storage,
+    directory,
+    close: async () => {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
