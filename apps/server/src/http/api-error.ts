@@ -9,6 +9,9 @@ import type { ServerResponse } from "node:http";
 export class ApiError {
   readonly status: number;
   readonly body: string;
+  readonly bodyLength: string;
+  /** `headers` flattened to [name, value, …], as `writeHead` takes them. */
+  readonly headerPairs: readonly string[];
   constructor(
     readonly code: ErrorCodeValue,
     readonly message: string,
@@ -16,6 +19,8 @@ export class ApiError {
   ) {
     this.status = statusOfErrorCode(code);
     this.body = JSON.stringify({ error: code, message });
+    this.bodyLength = String(Buffer.byteLength(this.body));
+    this.headerPairs = Object.entries(headers).flat();
   }
 }
 

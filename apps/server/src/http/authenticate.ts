@@ -61,10 +61,12 @@ export function checkBearer(req: IncomingMessage, verifier: TokenVerifier): Verd
  * unbounded one is not worth receiving for a refusal, so that connection is closed.
  */
 export function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError, bodyLimitBytes: number): void {
+  sendError(res, error, { close: closesAfterRefusal(req, bodyLimitBytes) });
+}
+
+export function closesAfterRefusal(req: IncomingMessage, bodyLimitBytes: number): boolean {
   const declared = req.headers["content-length"];
-  const close =
-    declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
-  sendError(res, error, { close });
+  return declared === undefined ? req.headers["transfer-encoding"] !== undefined : Number(declared) > bodyLimitBytes;
 }
 
 /**

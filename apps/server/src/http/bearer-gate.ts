@@ -2,8 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import type { Logger } from "../logger.js";
 import type { TokenVerifier } from "../tokens/token-verifier.js";
 import { ApiError } from "./api-error.js";
-import { checkBearer, refuse } from "./authenticate.js";
-import { beginRequest } from "./request-context.js";
+import { checkBearer, closesAfterRefusal } from "./authenticate.js";
+import { pathOf, requestIdOf } from "./request-context.js";
 
 export interface BearerGateOptions {
   verifier: TokenVerifier;
@@ -31,7 +31,25 @@ export function bearerGate(app: RequestListener, options: BearerGateOptions): Re
     if (!isCreatePlant(req)) return void app(req, res);
     const verdict = checkBearer(req, verifier);
     if (verdict === true || !(verdict instanceof ApiError)) return void app(req, res);
-    beginRequest(req, res, logger, isShuttingDown);
-    refuse(req, res, verdict, bodyLimitBytes);
+    // The answer the app would give (request id, security headers, challenge, JSON Error), written
+    // in one go: the refusal is complete when end() returns, so it is logged right here.
+    const requestId = requestIdOf(req);
+    const headers = [
+      "X-Request-Id",
+      requestId,
+      "Cache-Control",
+      "no-store",
+      "X-Content-Type-Options",
+      "nosniff",
+      ...verdict.headerPairs,
+      "Content-Type",
+      "application/json; charset=utf-8",
+      "Content-Length",
+      verdict.bodyLength,
+    ];
+    if (isShuttingDown() || closesAfterRefusal(req, bodyLimitBytes)) headers.push("Connection", "close");
+    res.writeHead(verdict.status, headers);
+    res.end(verdict.body);
+    logger.info({ requestId, method: req.method, path: pathOf(req), status: verdict.status, ms: 0 }, "request");
   };
 }

@@ -21,6 +21,19 @@ declare global {
   }
 }
 
+/** The client's X-Request-Id when it is sane, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers["x-request-id"];
+  return typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+/** The path part of the request URL, for log lines. */
+export function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? "";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
 /**
  * First step of every request: a request id (echoed), headers every answer carries, and one
  * access-log line when the response is finished (or the client went away). Works on plain
@@ -35,8 +48,7 @@ export function beginRequest(
   const known = (req as WithRequestId)[REQUEST_ID];
   if (known !== undefined) return known;
   const started = performance.now();
-  const sent = req.headers["x-request-id"];
-  const requestId = typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  const requestId = requestIdOf(req);
   (req as WithRequestId)[REQUEST_ID] = requestId;
   res.setHeader("X-Request-Id", requestId);
   res.setHeader("Cache-Control", "no-store");
@@ -44,13 +56,11 @@ export function beginRequest(
   // Once shutdown has begun, no connection is kept alive past its current answer.
   if (isShuttingDown()) res.setHeader("Connection", "close");
   res.once("close", () => {
-    const url = req.url ?? "";
-    const query = url.indexOf("?");
     logger.info(
       {
         requestId,
         method: req.method,
-        path: query === -1 ? url : url.slice(0, query),
+        path: pathOf(req),
         status: res.statusCode,
         ...(res.writableFinished ? {} : { aborted: true }),
         ms: Math.round((performance.now() - started) * 1000) / 1000,
