@@ -32,7 +32,8 @@ const only =
 
 /**
  * The Express app: request context → (public probes | bearer check → body reader → contract
- * validation → create-plant) → one error mapper. Nothing here knows SQL.
+ * validation → create-plant) → one error mapper. Nothing here knows SQL. `startServer` puts the
+ * bearer gate (http/bearer-gate.ts) in front of it, so refusals of POST /plants skip Express.
  */
 export function createServer(deps: AppDependencies): Express {
   const { storage, logger } = deps;
