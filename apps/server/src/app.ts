@@ -1,4 +1,4 @@
-import { ErrorCode, plantStoreContract } from "@plantstore/contract";
+import { ErrorCode, OUTCOME_HEADER, plantStoreContract } from "@plantstore/contract";
 import { createExpressEndpoints, initServer } from "@ts-rest/express";
 import express, { type Express, type RequestHandler } from "express";
 import { ApiError, methodNotAllowed, notFound, sendError } from "./http/api-error.js";
@@ -9,7 +9,7 @@ import { readJsonBody } from "./http/json-body.js";
 import { requestContext } from "./http/request-context.js";
 import { validationMessage } from "./http/validation-message.js";
 import type { Logger } from "./logger.js";
-import { createPlant, OUTCOME_HEADER } from "./plants/create-plant.js";
+import { createPlant } from "./plants/create-plant.js";
 import type { Storage } from "./store/storage.js";
 import type { TokenVerifier } from "./tokens/token-verifier.js";
 

@@ -11,4 +11,4 @@ export {
   type TokenInfo,
   type TokenRepository,
 } from "./store/storage.js";
-export { OUTCOME_HEADER } from "./plants/create-plant.js";
+export { OUTCOME_HEADER } from "@plantstore/contract";

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTCOME_HEADER } from "../src/plants/create-plant.js";
+import { OUTCOME_HEADER } from "@plantstore/contract";
 import {
   createTestSchema,
   resolvePostgresTestTarget,

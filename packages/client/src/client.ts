@@ -1,4 +1,10 @@
-import { ErrorBody, plantStoreContract, type NewPlantInput, type Plant } from "@plantstore/contract";
+import {
+  ErrorBody,
+  OUTCOME_HEADER as PLANT_OUTCOME_HEADER,
+  plantStoreContract,
+  type NewPlantInput,
+  type Plant,
+} from "@plantstore/contract";
 import { initClient } from "@ts-rest/core";
 import { createContractFetcher } from "./contract-fetcher.js";
 import { stringifyExactJson } from "./exact-json.js";
@@ -47,7 +53,7 @@ export interface PlantStoreClient {
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
-const OUTCOME_HEADER = "plant-store-outcome";
+const OUTCOME_HEADER = PLANT_OUTCOME_HEADER.toLowerCase();
 
 /** The reason an attempt's own timer aborts it, told apart from the caller's abort. */
 class AttemptTimeout extends Error {}

@@ -10,7 +10,9 @@ export {
 export {
   INT64_MAX,
   INT64_MIN,
+  hasLoneSurrogate,
   NAME_MAX_LENGTH,
+  OUTCOME_HEADER,
   NewPlant,
   Plant,
   PlantId,

@@ -1,7 +1,7 @@
 import { generateOpenApi } from "@ts-rest/open-api";
 import { plantStoreContract } from "./contract.js";
 import { errorCatalogue } from "./error.js";
-import { NAME_MAX_LENGTH, TAG_MAX_LENGTH } from "./plant.js";
+import { NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 
 export const API_VERSION = "1.0.0";
 
@@ -22,7 +22,7 @@ const header = (description: string, schema: Record<string, unknown> = { type: "
 /** Response headers the server sends, by status (every answer also carries X-Request-Id). */
 const responseHeaders: Record<string, Record<string, ReturnType<typeof header>>> = {
   200: {
-    "Plant-Store-Outcome": header("Whether this call created the plant or replayed an identical earlier create.", {
+    [OUTCOME_HEADER]: header("Whether this call created the plant or replayed an identical earlier create.", {
       type: "string",
       enum: ["created", "replayed"],
     }),

@@ -17,6 +17,17 @@ const NO_CONTROL_CHARACTERS_PATTERN = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$";
 /** A UTF-16 surrogate that is not half of a pair: not well-formed Unicode, unstorable as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when the text holds a lone surrogate (not well-formed Unicode; UTF-8 cannot carry it). */
+export function hasLoneSurrogate(value: string): boolean {
+  return LONE_SURROGATE.test(value);
+}
+
+/**
+ * Response header on every 200 of POST /plants: `created`, or `replayed` for an identical repeat
+ * (the body alone cannot tell them apart). Documented in the OpenAPI document.
+ */
+export const OUTCOME_HEADER = "Plant-Store-Outcome";
+
 function codePointLength(value: string): number {
   let length = 0;
   for (let i = 0; i < value.length; i++) {
@@ -46,7 +57,7 @@ function plantText(field: string, maxLength: number, description: string, exampl
       if (CONTROL_CHARACTER.test(value)) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must not contain control characters" });
       }
-      if (LONE_SURROGATE.test(value)) {
+      if (hasLoneSurrogate(value)) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be well-formed Unicode (no lone surrogates)" });
       }
     });

@@ -1,9 +1,6 @@
 import { ErrorCode, type NewPlant, type Plant } from "@plantstore/contract";
 import type { CreateOutcome, PlantRepository } from "../store/storage.js";
 
-/** Response header telling a 200 for a new plant from a 200 for an identical replay. */
-export const OUTCOME_HEADER = "Plant-Store-Outcome";
-
 export type CreatePlantResult =
   | { status: 200; body: Plant; outcome: "created" | "replayed" }
   | { status: 409; body: { error: number; message: string } };
