@@ -3,9 +3,9 @@
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { openStorage } from "./store/open-storage.js";
-import { startServer } from "./start-server.js";
+import { startServer } from "./server.js";
 import { firstRunTokenNotice } from "./tokens/first-run-token.js";
-import { runTokensCommand } from "./tokens/tokens-command.js";
+import { runTokensCommand } from "./admin/tokens-command.js";
 
 function fail(message: string): never {
   process.stderr.write(`plantstore: ${message}\n`);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, type RunningServer } from "./start-server.js";
+import { startServer, type RunningServer } from "./server.js";
 
 export interface DisposableServer {
   url: string;

@@ -1,7 +1,8 @@
 import { ErrorCode } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqliteBackend } from "./support/databases.js";
-import { startTestServer, TOKEN, type TestServer } from "./support/test-server.js";
+import { sqliteBackend } from "../src/test-support/databases.js";
+import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
+import { waitFor } from "../src/test-support/wait-for.js";
 
 const backend = sqliteBackend();
 let server: TestServer;
@@ -106,16 +107,16 @@ describe("bearer authentication", () => {
     const token = "db-token-abcdefghijklmnop";
     const info = await server.storage.tokens.add(hashToken(token), "test");
     // A new token is seen within the refresh interval (1 s); misses re-read the table at most 4×/s.
-    const deadline = Date.now() + 1_500;
-    let status = 0;
-    while (status !== 200 && Date.now() < deadline) {
-      status = (await post({ authorization: `Bearer ${token}` })).status;
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(status).toBe(200);
+    await waitFor(
+      "the new token to be accepted",
+      async () => (await post({ authorization: `Bearer ${token}` })).status === 200,
+    );
     await server.storage.tokens.revoke(info.id);
     // Revocation is seen within the refresh interval (1 s).
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await waitFor(
+      "the revoked token to be refused",
+      async () => (await post({ authorization: `Bearer ${token}` })).status === 401,
+    );
     await expect401(
       await post({ authorization: `Bearer ${token}` }),
       ErrorCode.INVALID_CREDENTIAL,

@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testBackends } from "./support/databases.js";
-import { startTestServer, TOKEN, type TestServer } from "./support/test-server.js";
+import { testBackends } from "../src/test-support/databases.js";
+import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
 
 const TWO_53 = 2n ** 53n;
 const INT64_MAX = 2n ** 63n - 1n;

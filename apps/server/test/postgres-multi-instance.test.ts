@@ -1,12 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTCOME_HEADER } from "@plantstore/contract";
-import {
-  createTestSchema,
-  resolvePostgresTestTarget,
-  type TestSchema,
-} from "../src/store/postgres/testing/test-database.js";
-import { TOKEN, spawnServer, stringify, type ServerProcess } from "./support/test-server.js";
+import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "../src/test-support/test-database.js";
+import { TOKEN, spawnServer, stringify, type ServerProcess } from "../src/test-support/test-server.js";
 
 /**
  * Two server processes (`node dist/main.js`, as users run them) on one PostgreSQL schema. Requests

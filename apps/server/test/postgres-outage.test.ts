@@ -1,12 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TcpProxy } from "../src/store/postgres/testing/tcp-proxy.js";
-import {
-  createTestSchema,
-  resolvePostgresTestTarget,
-  type TestSchema,
-} from "../src/store/postgres/testing/test-database.js";
-import { TOKEN, spawnServer, stringify, type ServerProcess } from "./support/test-server.js";
+import { TcpProxy } from "../src/test-support/tcp-proxy.js";
+import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "../src/test-support/test-database.js";
+import { TOKEN, spawnServer, stringify, type ServerProcess } from "../src/test-support/test-server.js";
+import { waitFor } from "../src/test-support/wait-for.js";
 
 /**
  * PostgreSQL goes away under load, then comes back. Stopping the machine's PostgreSQL would break
@@ -24,8 +21,6 @@ interface Answer {
   retryAfter: string | null;
   phase: "before" | "outage" | "after";
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 if (target.kind === "ready") {
   describe("PostgreSQL outage under load", () => {
@@ -77,19 +72,18 @@ if (target.kind === "ready") {
       });
       const readyz = async () => (await fetch(`${server.url}/readyz`)).status;
 
-      await sleep(500);
+      const count = (inPhase: Answer["phase"], status: number) =>
+        answers.filter((answer) => answer.phase === inPhase && answer.status === status).length;
+
+      await waitFor("50 creates before the outage", () => count("before", 200) >= 50);
       await proxy.cut();
       phase = "outage";
-      await sleep(300);
-      const readyDuringOutage = await readyz();
-      await sleep(1_200);
+      const readyDuringOutage = await waitFor("/readyz to fail", async () => (await readyz()) === 503 && 503);
+      await waitFor("50 refusals during the outage", () => count("outage", 503) >= 50);
       await proxy.restore();
       phase = "after";
-      // Recovery by itself: wait until creates succeed again through the same process.
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline && answers.filter((a) => a.phase === "after" && a.status === 200).length < 50) {
-        await sleep(100);
-      }
+      // Recovery by itself: creates succeed again through the same process.
+      await waitFor("50 creates after the outage", () => count("after", 200) >= 50);
       running = false;
       await Promise.all(clients);
 
@@ -108,8 +102,6 @@ if (target.kind === "ready") {
           expect(Number(answer.retryAfter)).toBeGreaterThan(0);
         }
       }
-      const count = (phaseName: Answer["phase"], status: number) =>
-        answers.filter((a) => a.phase === phaseName && a.status === status).length;
       expect(count("before", 200)).toBeGreaterThan(0);
       expect(count("outage", 503)).toBeGreaterThan(0);
       expect(count("after", 200)).toBeGreaterThanOrEqual(50);

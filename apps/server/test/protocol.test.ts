@@ -3,8 +3,8 @@ import { connect } from "node:net";
 import { readFileSync } from "node:fs";
 import { ErrorCode } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqliteBackend } from "./support/databases.js";
-import { startTestServer, TOKEN, type TestServer } from "./support/test-server.js";
+import { sqliteBackend } from "../src/test-support/databases.js";
+import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
 
 const backend = sqliteBackend();
 let server: TestServer;

@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.js";
-import { openSqliteStorage } from "./sqlite/sqlite-storage.js";
+import { openSqliteStorage } from "./sqlite/storage.js";
 import type { Storage } from "./storage.js";
 
 export interface StorageOptions {
@@ -13,7 +13,7 @@ export interface StorageOptions {
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     // Loaded only when used, so that SQLite deployments never load the PostgreSQL driver.
-    const { openPostgresStorage } = await import("./postgres/postgres-storage.js");
+    const { openPostgresStorage } = await import("./postgres/storage.js");
     return openPostgresStorage(databaseUrl, options);
   }
   return openSqliteStorage(databaseUrl);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { describe, it } from "vitest";
 import { openStorage, type StorageOptions } from "./open-storage.js";
-import { createTestSchema, resolvePostgresTestTarget } from "./postgres/testing/test-database.js";
-import { describeStorage } from "./storage-suite.js";
+import { createTestSchema, resolvePostgresTestTarget } from "../test-support/test-database.js";
+import { describeStorage } from "../test-support/storage-suite.js";
 
 const options: StorageOptions = {
   poolMax: 10,

@@ -11,7 +11,7 @@ export interface StoredPlant {
  * What a create did. Decided by the database in one atomic statement, never by an in-memory
  * check, so that it holds under concurrency and across processes.
  */
-export type CreateOutcome =
+export type CreateDecision =
   | { kind: "created"; plant: StoredPlant }
   /** The id existed with the same name and tag: an idempotent replay. */
   | { kind: "replayed"; plant: StoredPlant }
@@ -20,7 +20,7 @@ export type CreateOutcome =
 
 export interface PlantRepository {
   /** Creates the plant unless its id exists. Resolves only once the outcome is durable. */
-  create(plant: NewPlant): Promise<CreateOutcome>;
+  create(plant: NewPlant): Promise<CreateDecision>;
   /** Reads one plant (tests and tooling; not exposed over HTTP). */
   find(id: bigint): Promise<StoredPlant | undefined>;
   count(): Promise<number>;

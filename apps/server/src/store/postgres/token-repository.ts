@@ -1,6 +1,6 @@
 import type { TokenInfo, TokenRepository } from "../storage.js";
 import { SCHEMA_LOCK_KEY, TOKEN_LOCK_CLASS } from "./migrations.js";
-import type { PostgresDatabase } from "./postgres-database.js";
+import type { PostgresDatabase } from "./database.js";
 import { inTransaction } from "./transaction.js";
 
 interface TokenRow {

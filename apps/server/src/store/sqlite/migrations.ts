@@ -1,8 +1,10 @@
+import type Database from "better-sqlite3";
+
 /**
  * Versioned schema, applied in order at start. A migration is never edited once released;
  * changes come as a new entry.
  */
-export const sqliteMigrations: ReadonlyArray<{ version: number; sql: string }> = [
+const migrations: ReadonlyArray<{ version: number; sql: string }> = [
   {
     version: 1,
     sql: `
@@ -23,3 +25,24 @@ export const sqliteMigrations: ReadonlyArray<{ version: number; sql: string }> =
     `,
   },
 ];
+
+/** Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply each once. */
+export function applyMigrations(db: Database.Database): void {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
+  db.transaction(() => {
+    const applied = new Set(
+      db
+        .prepare("SELECT version FROM schema_migrations")
+        .all()
+        .map((row) => (row as { version: number }).version),
+    );
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
+        migration.version,
+        new Date().toISOString(),
+      );
+    }
+  }).immediate();
+}

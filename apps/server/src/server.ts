@@ -1,11 +1,8 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/contract";
-import { createServer } from "./app.js";
 import { defaultConfig, type Config } from "./config.js";
-import { bearerGate } from "./http/bearer-gate.js";
-import { answerClientError } from "./http/client-error.js";
-import { leanHttpOptions } from "./http/lean-express.js";
+import { createPipeline } from "./http/pipeline.js";
 import { createLogger, type Logger } from "./logger.js";
 import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
@@ -48,7 +45,10 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** Config → storage → tokens → HTTP server listening. `main.ts` adds signals; tests call this directly. */
+/**
+ * Config → storage → tokens → the request pipeline (http/pipeline.ts) → listening. `main.ts` adds
+ * signals; tests call this directly.
+ */
 export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
   const config: Config = { ...defaultConfig, ...overrides };
   const logger = createLogger(config.logLevel);
@@ -59,14 +59,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     logger,
   });
   let shuttingDown = false;
-  let server: Server;
-  let verifier: TokenVerifier;
-  let firstRunToken: string | undefined;
   try {
-    firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);
-    verifier = new TokenVerifier(config.tokens, storage.tokens, logger);
+    const firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);
+    const verifier = new TokenVerifier(config.tokens, storage.tokens, logger);
     await verifier.start();
-    const app = createServer({
+    const pipeline = createPipeline({
       storage,
       tokens: verifier,
       logger,
@@ -75,15 +72,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),
       isShuttingDown: () => shuttingDown,
     });
-    const gated = bearerGate(app, {
-      verifier,
-      logger,
-      bodyLimitBytes: config.bodyLimitBytes,
-      isShuttingDown: () => shuttingDown,
-    });
-    server = createHttpServer(leanHttpOptions(app), gated);
+    const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);
+    server.on("clientError", pipeline.handleParserError);
     applyTimeouts(server, config);
-    server.on("clientError", answerClientError);
     const port = await listen(server, config.port, config.host);
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;

@@ -1,15 +1,11 @@
 import type pg from "pg";
-import type { Storage } from "../storage.js";
-import { StorageUnavailableError } from "../storage.js";
-import { describePostgresLocation } from "./connection-location.js";
+import { StorageUnavailableError, type Storage } from "../storage.js";
+import { createPool, describePostgresLocation, type PostgresPoolOptions } from "./connection.js";
+import { PostgresDatabase } from "./database.js";
+import { describeDatabaseError, isUnavailable } from "./errors.js";
 import { applyMigrations } from "./migrations.js";
-import { describeDatabaseError, isUnavailable } from "./pg-errors.js";
-import { PostgresDatabase } from "./postgres-database.js";
-import { createPool, type PostgresPoolOptions } from "./pg-pool.js";
 import { PostgresPlantRepository } from "./plant-repository.js";
 import { PostgresTokenRepository } from "./token-repository.js";
-
-export type { PostgresPoolOptions } from "./pg-pool.js";
 
 /** Storage on PostgreSQL: many server instances may share one database (and one schema). */
 export class PostgresStorage implements Storage {

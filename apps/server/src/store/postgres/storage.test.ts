@@ -2,11 +2,11 @@ import pg from "pg";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageUnavailableError } from "../storage.js";
-import { describePostgresLocation } from "./connection-location.js";
-import { openPostgresStorage, openPostgresStorageWithDetails, type PostgresPoolOptions } from "./postgres-storage.js";
+import { describePostgresLocation, type PostgresPoolOptions } from "./connection.js";
+import { openPostgresStorage, openPostgresStorageWithDetails } from "./storage.js";
 import { UnstorableTextError } from "./storable-text.js";
-import { TcpProxy } from "./testing/tcp-proxy.js";
-import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "./testing/test-database.js";
+import { TcpProxy } from "../../test-support/tcp-proxy.js";
+import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "../../test-support/test-database.js";
 
 const options: PostgresPoolOptions = {
   poolMax: 4,

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { StorageUnavailableError } from "../storage.js";
-import { mapDatabaseErrors } from "./pg-errors.js";
+import { mapDatabaseErrors } from "./errors.js";
 
 /**
  * The pool plus the bookkeeping every operation needs: error mapping, refusal after close, and a

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startServer, type RunningServer } from "../../src/start-server.js";
-import type { Config } from "../../src/config.js";
+import { startServer, type RunningServer } from "../server.js";
+import type { Config } from "../config.js";
+import { waitFor } from "./wait-for.js";
 
 export const TOKEN = "test-token-0123456789abcdef";
 export const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -77,16 +78,8 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
 }
 
 /** Waits until the process has printed something matching `pattern`; returns the match. */
-export async function waitForOutput(
-  server: ServerProcess,
-  pattern: RegExp,
-  timeoutMs = 5_000,
-): Promise<RegExpExecArray> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(server.output());
-    if (match) return match;
-    if (Date.now() > deadline) throw new Error(`no output matching ${pattern}:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  return waitFor(`output matching ${pattern}`, () => pattern.exec(server.output()) ?? undefined, { timeoutMs }).catch(
+    (error: Error) => Promise.reject(new Error(`${error.message}; the output was:\n${server.output()}`)),
+  );
 }

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "better-sqlite3";
-import { mapSqliteError } from "./sqlite-errors.js";
+import { mapSqliteError } from "./errors.js";
 
 /** One create as it crosses to the writer: exact id, name, tag or null. */
 export type CreateRow = [id: bigint, name: string, tag: string | null];

@@ -1,5 +1,5 @@
 import type { Storage } from "../store/storage.js";
-import { generateToken, hashToken } from "./token-hash.js";
+import { generateToken, hashToken } from "../tokens/token-hash.js";
 
 const USAGE = `usage: plantstore-server tokens <command>
   list              list tokens (id, label, created, revoked); tokens themselves are never shown

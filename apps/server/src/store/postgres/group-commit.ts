@@ -1,18 +1,13 @@
 import type { NewPlant } from "@plantstore/contract";
 import type pg from "pg";
-import type { CreateOutcome, StoredPlant } from "../storage.js";
-import { isUnavailable } from "./pg-errors.js";
-import type { PostgresDatabase } from "./postgres-database.js";
-
-interface PlantRow {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
+import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
+import type { CreateDecision, StoredPlant } from "../storage.js";
+import type { PostgresDatabase } from "./database.js";
+import { isUnavailable } from "./errors.js";
 
 interface PendingCreate {
   plant: NewPlant;
-  resolve: (outcome: CreateOutcome) => void;
+  resolve: (outcome: CreateDecision) => void;
   reject: (error: unknown) => void;
 }
 
@@ -54,14 +49,6 @@ const CREATE_ONE_SQL = `
 
 const FIND_MANY_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
 
-function toStoredPlant(row: PlantRow): StoredPlant {
-  return row.tag === null ? { id: row.id, name: row.name } : { id: row.id, name: row.name, tag: row.tag };
-}
-
-function sameContent(plant: NewPlant, existing: StoredPlant): boolean {
-  return plant.name === existing.name && (plant.tag ?? null) === (existing.tag ?? null);
-}
-
 /**
  * Group commit for PostgreSQL. Creates that arrive while every batch slot is busy wait and go
  * together in the next statement: one round trip, one transaction, one WAL flush for all of them.
@@ -70,7 +57,7 @@ function sameContent(plant: NewPlant, existing: StoredPlant): boolean {
  * than the database being unreachable, its creates are retried one by one, so that one bad row
  * fails alone and never takes its batch-mates with it.
  */
-export class CreateBatcher {
+export class GroupCommit {
   private queue: PendingCreate[] = [];
   private running = 0;
 
@@ -80,10 +67,10 @@ export class CreateBatcher {
     private readonly slots: number,
   ) {}
 
-  create(plant: NewPlant): Promise<CreateOutcome> {
+  create(plant: NewPlant): Promise<CreateDecision> {
     return this.db.admit(
       () =>
-        new Promise<CreateOutcome>((resolve, reject) => {
+        new Promise<CreateDecision>((resolve, reject) => {
           this.queue.push({ plant, resolve, reject });
           this.pump();
         }),
@@ -102,7 +89,7 @@ export class CreateBatcher {
   }
 
   private async send(batch: PendingCreate[]): Promise<void> {
-    let outcomes: CreateOutcome[];
+    let outcomes: CreateDecision[];
     try {
       outcomes = await this.db.query("create plants", (pool) =>
         createAll(
@@ -122,7 +109,7 @@ export class CreateBatcher {
   }
 }
 
-async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateOutcome[]> {
+async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecision[]> {
   const [only] = plants;
   const result =
     plants.length === 1 && only
@@ -138,18 +125,18 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateOutco
         ]);
   const inserted = new Map<bigint, StoredPlant>();
   const existing = new Map<bigint, StoredPlant>();
-  for (const row of result.rows) (row.created ? inserted : existing).set(row.id, toStoredPlant(row));
+  for (const row of result.rows) (row.created ? inserted : existing).set(row.id, plantFromRow(row));
 
   // Ids neither inserted nor visible: another transaction inserted them after this statement's
   // snapshot (ON CONFLICT waited for its commit, then did nothing). A new statement sees them.
   const unseen = [...new Set(plants.map((plant) => plant.id))].filter((id) => !inserted.has(id) && !existing.has(id));
   if (unseen.length > 0) {
     const found = await pool.query<PlantRow>(FIND_MANY_SQL, [unseen.map(String)]);
-    for (const row of found.rows) existing.set(row.id, toStoredPlant(row));
+    for (const row of found.rows) existing.set(row.id, plantFromRow(row));
   }
 
   const claimed = new Set<bigint>();
-  return plants.map((plant): CreateOutcome => {
+  return plants.map((plant): CreateDecision => {
     const created = inserted.get(plant.id);
     if (created && !claimed.has(plant.id)) {
       // DISTINCT ON kept the first request for this id in the batch: that request created it.
@@ -159,6 +146,6 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateOutco
     const stored = created ?? existing.get(plant.id);
     // Plants are never deleted, so a conflicting insert that committed stays visible.
     if (!stored) throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
-    return sameContent(plant, stored) ? { kind: "replayed", plant: stored } : { kind: "conflict", existing: stored };
+    return decideExisting(plant, stored);
   });
 }

@@ -1,11 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createTestSchema,
-  TEST_DATABASE_ENV,
-  type TestSchema,
-} from "../../src/store/postgres/testing/test-database.js";
+import { createTestSchema, TEST_DATABASE_ENV, type TestSchema } from "./test-database.js";
 
 /** A storage backend the suites run against, each test run in its own file or schema. */
 export interface TestBackend {

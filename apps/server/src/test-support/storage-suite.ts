@@ -1,6 +1,6 @@
 import type { NewPlant } from "@plantstore/contract";
 import { afterEach, describe, expect, it } from "vitest";
-import { StorageUnavailableError, type CreateOutcome, type Storage } from "./storage.js";
+import { StorageUnavailableError, type CreateDecision, type Storage } from "../store/storage.js";
 
 /**
  * One empty store for one test. `open()` may be called several times: every call opens the same
@@ -18,7 +18,7 @@ function hash(seed: number): Buffer {
   return Buffer.alloc(32, seed);
 }
 
-function kinds(outcomes: CreateOutcome[]): Record<string, number> {
+function kinds(outcomes: CreateDecision[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const outcome of outcomes) counts[outcome.kind] = (counts[outcome.kind] ?? 0) + 1;
   return counts;

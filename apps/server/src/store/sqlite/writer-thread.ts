@@ -3,10 +3,10 @@
  * blocks the event loop that parses requests. Receives batches, answers each with its results.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { CreateBatchWriter, decodeRows, encodeResults } from "./create-batch.js";
-import { openConnection } from "./sqlite-connection.js";
+import { CreateBatchWriter, decodeRows, encodeResults } from "./batch-writer.js";
+import { openConnection } from "./connection.js";
 
-/** `batch` and `results` are encoded by create-batch.ts (one string each way). */
+/** `batch` and `results` are encoded by batch-writer.ts (one string each way). */
 export type WriterRequest = { batch: string } | { close: true };
 export type WriterReply = { results: string } | { closed: true };
 

@@ -1,0 +1,99 @@
+import type { IncomingMessage, RequestListener, ServerOptions, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { plantStoreContract } from "@plantstore/contract";
+import { createExpressEndpoints } from "@ts-rest/express";
+import type { ErrorRequestHandler, Request, Response } from "express";
+import type { Logger } from "../logger.js";
+import type { Storage } from "../store/storage.js";
+import type { TokenVerifier } from "../tokens/token-verifier.js";
+import { sendError } from "./answer.js";
+import { readBody, unreadBodyIsLarge } from "./body.js";
+import { beginRequest } from "./context.js";
+import { answerFault } from "./faults.js";
+import { checkGate } from "./gate.js";
+import { createLeanExpressApp } from "./lean-express.js";
+import { answerParserErrors } from "./parser-errors.js";
+import { plantRoutes } from "./routes/plants.js";
+import { probeRoutes } from "./routes/probes.js";
+import { contractOperations, Routes, type Operation } from "./routing.js";
+import { validationRefusal } from "./validation.js";
+
+export interface PipelineDependencies {
+  storage: Storage;
+  tokens: TokenVerifier;
+  logger: Logger;
+  bodyLimitBytes: number;
+  bodyTimeoutMs: number;
+  /** The OpenAPI document, serialized once at start. */
+  openApiJson: string;
+  /** True once shutdown has begun: readiness fails and connections are not kept alive. */
+  isShuttingDown: () => boolean;
+}
+
+export interface Pipeline {
+  /** Options for `http.createServer`: requests and responses born with Express's prototypes. */
+  serverOptions: ServerOptions;
+  /** Every request, through the steps below. */
+  handleRequest: RequestListener;
+  /** What Node's HTTP parser refuses never becomes a request; it is answered here. */
+  handleParserError: (error: Error, socket: Socket) => void;
+}
+
+/**
+ * The whole path of a request, in the order it runs. Each step is a function in the file named
+ * after it; a step that refuses the request answers it and the path ends there.
+ *
+ *   1. context     context.ts        request id, security headers, one access-log line
+ *   2. route       routing.ts        which operation (from the contract): 404, 405
+ *   3. gate        gate.ts           bearer token, before the body is read: 401
+ *   4. body        body.ts           media type, size, deadline, UTF-8, exact JSON: 400 408 413 415
+ *   5. validation  validation.ts     the contract's schemas, applied by ts-rest: 400 naming the field
+ *   6. handler     routes/*.ts       use case (plants/) → outcome → status, headers, body
+ *   7. answer      answer.ts         the one writer of every answer, refusal and fault alike
+ *
+ * A fault thrown or rejected in any step, Express's included, reaches `answerFault` (faults.ts):
+ * a JSON 500 (or 503 while storage is out of reach), and the server keeps serving.
+ */
+export function createPipeline(deps: PipelineDependencies): Pipeline {
+  const { logger } = deps;
+  const fault = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => answerFault(req, res, error, logger);
+
+  // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
+  const { app: contractApp, serverOptions } = createLeanExpressApp(JSON.stringify);
+  createExpressEndpoints(plantStoreContract, plantRoutes(deps.storage), contractApp, {
+    logInitialization: false,
+    jsonQuery: false,
+    responseValidation: false,
+    requestValidationErrorHandler: (error, _req, res) => sendError(res, validationRefusal(error)),
+  });
+  const expressFault: ErrorRequestHandler = (error, req, res, _next) => answerFault(req, res, error, logger);
+  contractApp.use(expressFault);
+
+  // Requests and responses are born with Express's prototypes (serverOptions), so they are its own.
+  const intoExpress: Operation["handle"] = (req, res, fail) => contractApp(req as Request, res as Response, fail);
+  const routes = new Routes([...contractOperations(plantStoreContract, intoExpress), ...probeRoutes(deps)]);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    beginRequest(req, res, logger, deps.isShuttingDown()); // 1. context
+
+    const operation = routes.match(req); // 2. route
+    if (!("handle" in operation)) return sendError(res, operation);
+
+    const refusal = await checkGate(req, operation, deps.tokens); // 3. gate
+    if (refusal !== undefined) return sendError(res, refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });
+
+    if (operation.hasBody) {
+      const body = await readBody(req, { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs }); // 4. body
+      if (!body.ok) return sendError(res, body.refusal, { close: body.close });
+      (req as IncomingMessage & { body: unknown }).body = body.value;
+    }
+
+    operation.handle(req, res, fault(req, res)); // 5–7. validation → handler → answer
+  }
+
+  return {
+    serverOptions,
+    handleRequest: (req, res) => void handle(req, res).catch(fault(req, res)),
+    handleParserError: answerParserErrors(logger),
+  };
+}

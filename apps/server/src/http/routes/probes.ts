@@ -1,0 +1,36 @@
+import { ErrorCode } from "@plantstore/contract";
+import type { Storage } from "../../store/storage.js";
+import { ApiError, sendError, sendJson } from "../answer.js";
+import type { Operation } from "../routing.js";
+
+const SHUTTING_DOWN = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "shutting down", { "Retry-After": "1" });
+const STORAGE_DOWN = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" });
+
+export interface ProbeDependencies {
+  storage: Storage;
+  isShuttingDown: () => boolean;
+  /** The OpenAPI document, serialized once at start. */
+  openApiJson: string;
+}
+
+const publicRoute = (id: string, path: string, handle: Operation["handle"]): Operation => ({
+  id,
+  method: "GET",
+  path,
+  authenticated: false,
+  hasBody: false,
+  handle,
+});
+
+/** Probes for orchestrators and the OpenAPI document: public, no token, no body. */
+export function probeRoutes({ storage, isShuttingDown, openApiJson }: ProbeDependencies): Operation[] {
+  const ready = JSON.stringify({ status: "ready", storage: storage.kind });
+  return [
+    publicRoute("healthz", "/healthz", (_req, res) => sendJson(res, 200, '{"status":"ok"}')),
+    publicRoute("readyz", "/readyz", (_req, res, fail) => {
+      if (isShuttingDown()) return sendError(res, SHUTTING_DOWN);
+      storage.ping().then((up) => (up ? sendJson(res, 200, ready) : sendError(res, STORAGE_DOWN)), fail);
+    }),
+    publicRoute("openapi", "/openapi.json", (_req, res) => sendJson(res, 200, openApiJson)),
+  ];
+}

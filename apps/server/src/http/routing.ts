@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { isAppRoute, type AppRouter } from "@ts-rest/core";
+import { methodNotAllowed, notFound, type ApiError } from "./answer.js";
+import { pathOf } from "./context.js";
+
+/** What a request is for: one operation of the contract, or one of the server's public routes. */
+export interface Operation {
+  /** The contract's operation id (`createPlant`, …) or a public route's name (`healthz`, …). */
+  readonly id: string;
+  readonly method: "GET" | "POST" | "DELETE";
+  /** Express-style path: `/plants/:id`. */
+  readonly path: string;
+  /** Needs a bearer token (every operation of the contract does; probes and documents do not). */
+  readonly authenticated: boolean;
+  /** Carries a JSON body, read before validation. */
+  readonly hasBody: boolean;
+  /** Validation → handler → answer. Faults go to `fail` (they become a JSON 500 or 503). */
+  readonly handle: (req: IncomingMessage, res: ServerResponse, fail: (error: unknown) => void) => void;
+}
+
+/** The contract's operations as a list: id, method, path and whether a body comes with them. */
+export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
+  return Object.entries(contract).map(([id, route]) => {
+    if (!isAppRoute(route)) throw new Error(`the contract must be flat; ${id} is a nested router`);
+    if (route.method !== "GET" && route.method !== "POST" && route.method !== "DELETE") {
+      throw new Error(`${id}: method ${route.method} has no route here`);
+    }
+    return { id, method: route.method, path: route.path, authenticated: true, hasBody: "body" in route, handle };
+  });
+}
+
+interface PathEntry {
+  pattern: RegExp;
+  byMethod: Map<string, Operation>;
+  allow: string;
+}
+
+/**
+ * `/plants/:id` → /^\/plants\/[^/]+\/?$/i: case-insensitive and with an optional trailing slash,
+ * as Express matches paths by default, so that both always agree on what a path is.
+ */
+function compile(path: string): RegExp {
+  const source = path
+    .split("/")
+    .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${source}/?$`, "i");
+}
+
+/** The path of a request target; an absolute-form target (RFC 9112 §3.2.2) is reduced to its path. */
+function targetPath(url: string): string {
+  const path = pathOf(url);
+  if (!/^https?:\/\//i.test(path)) return path;
+  const slash = path.indexOf("/", path.indexOf("//") + 2);
+  return slash === -1 ? "/" : path.slice(slash);
+}
+
+/**
+ * Step 2: which operation a request is for. An unknown path is a 404 and a known path with
+ * another method a 405 with `Allow`, both answered before the token is looked at (they reveal
+ * nothing that the OpenAPI document does not). HEAD is served wherever GET is (RFC 9110 §9.3.2).
+ */
+export class Routes {
+  private readonly paths: PathEntry[] = [];
+
+  constructor(operations: readonly Operation[]) {
+    for (const operation of operations) {
+      let entry = this.paths.find((candidate) => candidate.pattern.source === compile(operation.path).source);
+      if (entry === undefined) {
+        entry = { pattern: compile(operation.path), byMethod: new Map(), allow: "" };
+        this.paths.push(entry);
+      }
+      if (entry.byMethod.has(operation.method))
+        throw new Error(`two operations for ${operation.method} ${operation.path}`);
+      entry.byMethod.set(operation.method, operation);
+      entry.allow = [...entry.byMethod.keys()].join(", ");
+    }
+  }
+
+  match(req: IncomingMessage): Operation | ApiError {
+    const path = targetPath(req.url ?? "");
+    const method = req.method === "HEAD" ? "GET" : (req.method ?? "");
+    for (const entry of this.paths) {
+      if (!entry.pattern.test(path)) continue;
+      return entry.byMethod.get(method) ?? methodNotAllowed(req.method ?? "", entry.allow);
+    }
+    return notFound(req.method ?? "", path);
+  }
+}
