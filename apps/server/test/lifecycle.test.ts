@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../src/test-support/databases.js";
 import {
@@ -136,6 +137,47 @@ describe("the process as users run it", () => {
     expect(server.output()).toContain('"msg":"stopped"');
     // New connections are refused once it has stopped.
     expect(await create(server.url, 1n)).toBe(0);
+  });
+});
+
+describe("the access log", () => {
+  it("writes one line per request with its request id, whatever answered it", async () => {
+    const server = await spawnServer({ DATABASE_URL: await backend.freshDatabaseUrl() });
+    const { port } = new URL(server.url);
+    const send = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, init).then((response) => response.headers.get("x-request-id"));
+    const ids = [
+      await send("/plants", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: '{"id": 1, "name": "Fern"}',
+      }), // 200 from the route
+      await send("/plants", { method: "POST" }), // 401 from the gate
+      await send("/nowhere"), // 404 from routing
+      await send("/plants", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: "{",
+      }), // 400 from the body reader
+    ];
+    // 400 from Node's HTTP parser: a control byte in a header.
+    const parserRefusal = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => socket.end("GET / HTTP/1.1\r\nX: a\u0001\r\n\r\n"));
+      let answer = "";
+      socket.on("data", (chunk) => (answer += chunk.toString()));
+      socket.on("close", () => resolve(answer));
+      socket.on("error", reject);
+    });
+    ids.push(/X-Request-Id: (\S+)/.exec(parserRefusal)?.[1] ?? null);
+
+    const statuses = [200, 401, 404, 400, 400];
+    for (const [index, id] of ids.entries()) {
+      expect(id).toEqual(expect.any(String));
+      const line = await waitForOutput(server, new RegExp(`\\{[^\\n]*"requestId":"${id}"[^\\n]*"msg":"request"\\}`));
+      expect(JSON.parse(line[0])).toMatchObject({ status: statuses[index], ms: expect.any(Number) });
+      expect(server.output().split(`"requestId":"${id}"`).length - 1).toBe(1);
+    }
+    expect(await stop(server)).toBe(0);
   });
 });
 

@@ -92,6 +92,18 @@ describe("malformed HTTP", () => {
     expect(answer).toContain(`{"error":${ErrorCode.BAD_REQUEST},`);
   });
 
+  it.each([
+    ["a control byte in a header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n", 400],
+    ["oversized headers", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
+  ])("answers %s with the headers every answer carries", async (_case, bytes, status) => {
+    const answer = await raw(bytes);
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(answer).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    expect(answer).toContain("\r\nCache-Control: no-store\r\n");
+    expect(answer).toContain("\r\nX-Content-Type-Options: nosniff\r\n");
+    expect(answer).toContain("\r\nContent-Type: application/json; charset=utf-8\r\n");
+  });
+
   it("answers oversized headers with a JSON 431", async () => {
     const answer = await raw(`POST /plants HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
     expect(answer).toMatch(/^HTTP\/1\.1 431 /);

@@ -29,7 +29,10 @@ export function probeRoutes({ storage, isShuttingDown, openApiJson }: ProbeDepen
     publicRoute("healthz", "/healthz", (_req, res) => sendJson(res, 200, '{"status":"ok"}')),
     publicRoute("readyz", "/readyz", (_req, res, fail) => {
       if (isShuttingDown()) return sendError(res, SHUTTING_DOWN);
-      storage.ping().then((up) => (up ? sendJson(res, 200, ready) : sendError(res, STORAGE_DOWN)), fail);
+      storage
+        .ping()
+        .then((up) => (up ? sendJson(res, 200, ready) : sendError(res, STORAGE_DOWN)))
+        .catch(fail);
     }),
     publicRoute("openapi", "/openapi.json", (_req, res) => sendJson(res, 200, openApiJson)),
   ];
