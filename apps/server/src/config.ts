@@ -1,6 +1,6 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
@@ -17,7 +17,7 @@ export interface Config {
   pgIdleTimeoutMs: number;
 }
 
-export const DEFAULT_DATABASE_URL = "sqlite:./data/plantstore.db";
+const DEFAULT_DATABASE_URL = "sqlite:./data/plantstore.db";
 
 export const defaultConfig: Readonly<Config> = {
   host: "127.0.0.1",

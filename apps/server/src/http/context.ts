@@ -22,7 +22,7 @@ declare module "node:http" {
 }
 
 /** The client's X-Request-Id when it is sane, else a new one. */
-export function requestIdOf(req: IncomingMessage): string {
+function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers["x-request-id"];
   return typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }

@@ -5,7 +5,7 @@ import { StorageUnavailableError } from "../store/storage.js";
 import { ApiError, sendError } from "./answer.js";
 
 /** Seconds a client is asked to wait before retrying while storage is unavailable. */
-export const STORAGE_RETRY_AFTER_SECONDS = "2";
+const STORAGE_RETRY_AFTER_SECONDS = "2";
 
 const STORAGE_UNAVAILABLE = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable; retry later", {
   "Retry-After": STORAGE_RETRY_AFTER_SECONDS,

@@ -6,14 +6,11 @@ export interface PostgresPoolOptions {
   poolMax: number;
   connectionTimeoutMs: number;
   idleTimeoutMs: number;
-  /** Client-side bound on one query, so a silently dead connection cannot hang a request. */
-  queryTimeoutMs?: number;
-  /** Group-commit batches in flight at once (default: min(poolMax - 1, 2), at least 1). */
-  createBatchSlots?: number;
   logger: Logger;
 }
 
-export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+/** Client-side bound on one query, so that a silently dead connection cannot hang a request. */
+const QUERY_TIMEOUT_MS = 15_000;
 
 const INT8_OID = 20;
 
@@ -42,7 +39,7 @@ export function createPool(connectionString: string, options: PostgresPoolOption
     max: options.poolMax,
     connectionTimeoutMillis: options.connectionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs,
-    query_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
     keepAlive: true,
     application_name: "plantstore-server",
     types: exactTypes,

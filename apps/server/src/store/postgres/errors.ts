@@ -27,7 +27,7 @@ const TRANSIENT_SQLSTATE = /^(08|53|57|58|40)|^25006$/;
 const DRIVER_UNAVAILABLE_MESSAGE =
   /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Cannot use a pool after calling end/;
 
-export function isDatabaseError(error: unknown): error is pg.DatabaseError {
+function isDatabaseError(error: unknown): error is pg.DatabaseError {
   return error instanceof pg.DatabaseError;
 }
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "pino";
 
-export interface Migration {
+interface Migration {
   version: number;
   name: string;
   sql: string;
@@ -11,7 +11,7 @@ export interface Migration {
  * The schema, in order. Append only: an applied migration is never edited, a change is a new
  * version. Each runs in its own transaction together with its row in plantstore_migrations.
  */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "plants and api_tokens",
@@ -34,7 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */
-export const MIGRATION_LOCK_CLASS = 0x504c4e54;
+const MIGRATION_LOCK_CLASS = 0x504c4e54;
 export const TOKEN_LOCK_CLASS = 0x504c4e55;
 
 /**

@@ -3,7 +3,7 @@ import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageUnavailableError } from "../storage.js";
 import { describePostgresLocation, type PostgresPoolOptions } from "./connection.js";
-import { openPostgresStorage, openPostgresStorageWithDetails } from "./storage.js";
+import { openPostgresStorage } from "./storage.js";
 import { UnstorableTextError } from "./storable-text.js";
 import { TcpProxy } from "../../test-support/tcp-proxy.js";
 import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "../../test-support/test-database.js";
@@ -72,7 +72,7 @@ if (target.kind === "ready") {
       const schema = await freshSchema();
       const url = new URL(schema.url);
       url.searchParams.set("options", `${url.searchParams.get("options")} -c synchronous_commit=off`);
-      const storage = await openPostgresStorageWithDetails(url.toString(), options);
+      const storage = await openPostgresStorage(url.toString(), options);
       cleanups.push(() => storage.close());
       const settings = await Promise.all(Array.from({ length: 8 }, () => storage.sessionSetting("synchronous_commit")));
       expect(settings).toEqual(Array(8).fill("on"));

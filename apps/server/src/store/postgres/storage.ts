@@ -53,7 +53,7 @@ export class PostgresStorage implements Storage {
  * the next batch, which is what makes the batches (and the throughput) grow under load.
  */
 function createBatchSlotsFor(options: PostgresPoolOptions): number {
-  return options.createBatchSlots ?? Math.max(1, Math.min(options.poolMax - 1, 2));
+  return Math.max(1, Math.min(options.poolMax - 1, 2));
 }
 
 /**
@@ -61,12 +61,7 @@ function createBatchSlotsFor(options: PostgresPoolOptions): number {
  * instances by an advisory lock). Fails with StorageUnavailableError when PostgreSQL cannot be
  * reached, with a message that names where it looked (never the password).
  */
-export async function openPostgresStorage(connectionString: string, options: PostgresPoolOptions): Promise<Storage> {
-  return openPostgresStorageWithDetails(connectionString, options);
-}
-
-/** As openPostgresStorage, typed as the concrete class (tests read session settings through it). */
-export async function openPostgresStorageWithDetails(
+export async function openPostgresStorage(
   connectionString: string,
   options: PostgresPoolOptions,
 ): Promise<PostgresStorage> {

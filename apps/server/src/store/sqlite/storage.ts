@@ -10,7 +10,7 @@ import { SqlitePlantRepository } from "./plant-repository.js";
 import { SqliteTokenRepository } from "./token-repository.js";
 
 /** `sqlite:<path>` (relative to the working directory), `sqlite:///abs/path` or `sqlite::memory:`. */
-export function sqlitePathOf(databaseUrl: string): string {
+function sqlitePathOf(databaseUrl: string): string {
   const rest = databaseUrl.replace(/^sqlite:/, "");
   if (rest === ":memory:") return rest;
   return resolve(rest.startsWith("//") ? rest.slice(2) : rest);
