@@ -2,12 +2,12 @@ import {
   ErrorBody,
   OUTCOME_HEADER as PLANT_OUTCOME_HEADER,
   plantStoreContract,
+  stringifyExactJson,
   type NewPlantInput,
   type Plant,
 } from "@plantstore/contract";
 import { initClient } from "@ts-rest/core";
 import { createContractFetcher } from "./contract-fetcher.js";
-import { stringifyExactJson } from "./exact-json.js";
 import { PlantStoreError } from "./plant-store-error.js";
 import { fetchTransport, nodeHttpTransport } from "./transport.js";
 import { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, retryDelayMs, sleep, type RetryOptions } from "./retry-policy.js";

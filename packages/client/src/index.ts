@@ -14,5 +14,4 @@ export {
   type PlantStoreErrorKind,
 } from "./plant-store-error.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
-export { stringifyExactJson } from "./exact-json.js";
 export type { NewPlantInput, Plant } from "@plantstore/contract";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exactIntegerOf, parseJsonWithExactId, topLevelValueSource } from "./exact-json.js";
+import { exactIntegerOf, MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";
 
 describe("exactIntegerOf", () => {
   it.each([
@@ -38,36 +38,85 @@ describe("exactIntegerOf", () => {
   });
 });
 
-describe("topLevelValueSource", () => {
-  it("finds the top-level member, not a nested or quoted one", () => {
-    const text = '{"name":"\\"id\\":1,","x":{"id":2,"y":[{"id":3}]},"id" : 9007199254740993 }';
-    expect(topLevelValueSource(text, "id")).toBe("9007199254740993");
+describe("parseExactJson", () => {
+  it("keeps ids above 2^53 exact", () => {
+    expect(parseExactJson('{"id":9007199254740993,"name":"a"}')).toEqual({ id: 9007199254740993n, name: "a" });
+  });
+
+  it("makes every id member exact at any depth: objects, arrays of objects, nested data", () => {
+    const text =
+      '[{"id":9007199254740993,"tag":"x"},{"id":-9223372036854775808},' +
+      '{"type":"plant.created","data":{"id":9223372036854775807,"name":"\\"id\\":1,"}}]';
+    expect(parseExactJson(text)).toEqual([
+      { id: 9007199254740993n, tag: "x" },
+      { id: -(2n ** 63n) },
+      { type: "plant.created", data: { id: 2n ** 63n - 1n, name: '"id":1,' } },
+    ]);
+  });
+
+  it("touches only members named id, never numbers elsewhere or ids inside strings", () => {
+    expect(parseExactJson('{"error":40901,"message":"\\"id\\": 9007199254740993","n":[1,2.5]}')).toEqual({
+      error: 40901,
+      message: '"id": 9007199254740993',
+      n: [1, 2.5],
+    });
   });
 
   it("decodes escaped keys and takes the last duplicate, as JSON.parse does", () => {
-    expect(topLevelValueSource('{"\\u0069d":1,"id":2}', "id")).toBe("2");
-    expect(topLevelValueSource('{"id":2,"\\u0069d":3}', "id")).toBe("3");
+    expect(parseExactJson('{"\\u0069d":1,"id":9007199254740993}')).toEqual({ id: 9007199254740993n });
+    expect(parseExactJson('{"id":9007199254740993,"\\u0069d":3}')).toEqual({ id: 3n });
+    expect(parseExactJson('{"id":1,"id":"x"}')).toEqual({ id: "x" });
+    expect(parseExactJson('{"a":{"id":1},"a":{"id":9007199254740993}}')).toEqual({ a: { id: 9007199254740993n } });
+    expect(parseExactJson('{"a":{"id":1},"a":[{"id":2}]}')).toEqual({ a: [{ id: 2n }] });
   });
 
   it("handles whitespace everywhere", () => {
-    expect(topLevelValueSource(' \n{ "a" : [ 1 , "]" ] ,\t"id"\r\n:\n-12e0\n}\n', "id")).toBe("-12e0");
+    expect(parseExactJson(' \n{ "a" : [ 1 , "]" ] ,\t"id"\r\n:\n-12e0\n}\n')).toEqual({ a: [1, "]"], id: -12n });
+    expect(parseExactJson(' [ { "id" : 1 } , { } , [ ] ] ')).toEqual([{ id: 1n }, {}, []]);
   });
-});
 
-describe("parseJsonWithExactId", () => {
-  it("keeps ids above 2^53 exact", () => {
-    expect(parseJsonWithExactId('{"id":9007199254740993,"name":"a"}')).toEqual({ id: 9007199254740993n, name: "a" });
+  it("keeps __proto__ an own member, as JSON.parse does", () => {
+    const value = parseExactJson('{"__proto__":{"id":1},"id":2}') as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(["__proto__", "id"]);
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(value.id).toBe(2n);
   });
 
   it("leaves non-numeric ids for validation to refuse", () => {
-    expect(parseJsonWithExactId('{"id":"5"}')).toEqual({ id: "5" });
+    expect(parseExactJson('{"id":"5"}')).toEqual({ id: "5" });
+    expect(parseExactJson('{"id":null,"x":{"id":true}}')).toEqual({ id: null, x: { id: true } });
   });
 
   it("turns a fractional id into NaN even when the double would be an integer", () => {
-    expect((parseJsonWithExactId('{"id":1.0000000000000001}') as { id: unknown }).id).toBeNaN();
+    expect((parseExactJson('{"id":1.0000000000000001}') as { id: unknown }).id).toBeNaN();
   });
 
   it("throws MalformedJsonError on bad JSON", () => {
-    expect(() => parseJsonWithExactId('{"id":')).toThrow(/JSON/);
+    expect(() => parseExactJson('{"id":')).toThrow(MalformedJsonError);
+  });
+});
+
+describe("stringifyExactJson", () => {
+  it("writes bigints as exact integer literals", () => {
+    expect(stringifyExactJson({ id: 2n ** 63n - 1n, name: "Fern" })).toBe('{"id":9223372036854775807,"name":"Fern"}');
+    expect(stringifyExactJson({ id: -(2n ** 63n) })).toBe('{"id":-9223372036854775808}');
+    expect(stringifyExactJson([{ id: 2n ** 53n + 1n }])).toBe('[{"id":9007199254740993}]');
+  });
+
+  it("leaves numbers, strings and nesting as JSON.stringify writes them", () => {
+    const value = { id: 7, name: 'Fe"rn\n', tag: "bigint-1:2", nested: [1n, { x: 2n }] };
+    expect(stringifyExactJson(value)).toBe('{"id":7,"name":"Fe\\"rn\\n","tag":"bigint-1:2","nested":[1,{"x":2}]}');
+  });
+
+  it("does not mistake a string that looks like a number for a bigint", () => {
+    expect(stringifyExactJson({ id: "12" })).toBe('{"id":"12"}');
+  });
+
+  it("round-trips through parseExactJson", () => {
+    const plants = [
+      { id: -(2n ** 63n), name: "a" },
+      { id: 2n ** 63n - 1n, name: "b", tag: 'c,"d"' },
+    ];
+    expect(parseExactJson(stringifyExactJson(plants))).toEqual(plants);
   });
 });

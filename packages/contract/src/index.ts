@@ -22,4 +22,4 @@ export {
   type NewPlantInput,
 } from "./plant.js";
 export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
-export { exactIntegerOf, MalformedJsonError, parseJsonWithExactId, topLevelValueSource } from "./exact-json.js";
+export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

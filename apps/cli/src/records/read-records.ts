@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { parseJsonWithExactId, type NewPlantInput } from "@plantstore/contract";
+import { parseExactJson, type NewPlantInput } from "@plantstore/contract";
 import { checkNewPlant, parseIdText } from "./check-new-plant.js";
 import { parseCsvLine } from "./csv-line.js";
 
@@ -88,7 +88,7 @@ function fromCsvLine(line: string, lineNumber: number, columns: CsvColumn[]): So
 function fromJsonLine(line: string, lineNumber: number): SourceRecord {
   let value: unknown;
   try {
-    value = parseJsonWithExactId(line);
+    value = parseExactJson(line);
   } catch (error) {
     return { line: lineNumber, ok: false, reason: `not valid JSON: ${(error as Error).message}` };
   }

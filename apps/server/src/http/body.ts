@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { ErrorCode, MalformedJsonError, parseJsonWithExactId } from "@plantstore/contract";
+import { ErrorCode, MalformedJsonError, parseExactJson } from "@plantstore/contract";
 import { ApiError } from "./answer.js";
 
 export interface BodyLimits {
@@ -71,7 +71,7 @@ function parse(body: Buffer): BodyResult {
     body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? body.toString("utf8", 3) : body.toString("utf8");
   if (text.trim() === "") return { ok: false, refusal: EMPTY, close: false };
   try {
-    return { ok: true, value: parseJsonWithExactId(text) };
+    return { ok: true, value: parseExactJson(text) };
   } catch (error) {
     if (!(error instanceof MalformedJsonError)) throw error;
     const refusal = new ApiError(ErrorCode.MALFORMED_JSON, `the body is not valid JSON: ${error.message}`);
