@@ -53,15 +53,21 @@ describe("routing", () => {
     expect(await response.json()).toEqual({ error: ErrorCode.NOT_FOUND, message: "no such resource: GET /nope" });
   });
 
-  it.each(["GET", "PUT", "PATCH", "DELETE", "OPTIONS"])(
-    "answers %s /plants with 405 and Allow: POST",
-    async (method) => {
-      const response = await fetch(`${server.url}/plants`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toBe("POST");
-      expect(await response.json()).toEqual({ error: ErrorCode.METHOD_NOT_ALLOWED, message: expect.any(String) });
-    },
-  );
+  it.each([
+    ["PUT", "/plants", "GET, POST"],
+    ["PATCH", "/plants", "GET, POST"],
+    ["DELETE", "/plants", "GET, POST"],
+    ["OPTIONS", "/plants", "GET, POST"],
+    ["POST", "/plants/1", "GET, DELETE"],
+    ["PUT", "/plants/1", "GET, DELETE"],
+    ["PATCH", "/plants/1", "GET, DELETE"],
+    ["OPTIONS", "/plants/1", "GET, DELETE"],
+  ])("answers %s %s with 405 and Allow: %s", async (method, path, allow) => {
+    const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe(allow);
+    expect(await response.json()).toEqual({ error: ErrorCode.METHOD_NOT_ALLOWED, message: expect.any(String) });
+  });
 
   it("answers a malformed %-escape in the path with JSON", async () => {
     const response = await fetch(`${server.url}/plants/%E0%A4%A`, { method: "POST" });

@@ -1,14 +1,20 @@
 import { initContract } from "@ts-rest/core";
+import { z } from "zod";
 import { ErrorBody } from "./error.js";
-import { NewPlant, Plant } from "./plant.js";
+import { ListPlantsQuery, NewPlant, Plant, PlantIdPath, StoredPlant } from "./plant.js";
 
 const c = initContract();
+
+const byId = z.object({ id: PlantIdPath });
+
+/** Failures every operation can answer (each needs the bearer token). */
+const failures = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody, 503: ErrorBody } as const;
 
 /**
  * The Plant Store API. Response descriptions for the OpenAPI document are in `openapi.ts`
  * (zod's `.describe()` would copy the schemas and lose their component names).
- * The specification shows 200 and 400; the other statuses are the decided
- * answers to what it leaves open (see the README's "Decisions").
+ * The specification shows POST /plants with 200 and 400; the other operations and statuses are the
+ * decided answers to what it leaves open (see the README's "Decisions").
  */
 export const plantStoreContract = c.router(
   {
@@ -19,17 +25,33 @@ export const plantStoreContract = c.router(
       description:
         "Creates a new plant in the store. The id is chosen by the client. Sending the same id again with the same name and tag is an idempotent replay (200, same body); with a different name or tag it is a 409 conflict and the stored plant is unchanged. The 200 answer is sent only once the plant is durably stored.",
       body: NewPlant,
-      responses: {
-        200: Plant,
-        400: ErrorBody,
-        401: ErrorBody,
-        408: ErrorBody,
-        409: ErrorBody,
-        413: ErrorBody,
-        415: ErrorBody,
-        500: ErrorBody,
-        503: ErrorBody,
-      },
+      responses: { 200: Plant, ...failures, 408: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+    },
+    getPlant: {
+      method: "GET",
+      path: "/plants/:id",
+      summary: "Read a plant",
+      description: "Answers the stored plant with its id. An id no plant has is a 404 PLANT_NOT_FOUND.",
+      pathParams: byId,
+      responses: { 200: StoredPlant, ...failures, 404: ErrorBody },
+    },
+    listPlants: {
+      method: "GET",
+      path: "/plants",
+      summary: "List plants",
+      description:
+        'Answers a page of stored plants as a JSON array, in ascending id order (signed 64-bit: -2^63 first). Pages are keyset-paginated: `after` is the last id of the previous page, so pages stay stable while plants are created and deleted and a deep page is as fast as the first. When more plants follow, the `Link` header has the relative URL of the next page (rel="next"); following it from the first page visits every plant exactly once.',
+      query: ListPlantsQuery,
+      responses: { 200: z.array(StoredPlant), ...failures },
+    },
+    deletePlant: {
+      method: "DELETE",
+      path: "/plants/:id",
+      summary: "Delete a plant",
+      description:
+        "Deletes the plant. The 204 answer is sent only once the deletion is durable; afterwards the id is free, and a create with it makes a new plant. An id no plant has is a 404 PLANT_NOT_FOUND.",
+      pathParams: byId,
+      responses: { 204: c.noBody(), ...failures, 404: ErrorBody },
     },
   },
   { strictStatusCodes: true },

@@ -15,6 +15,8 @@ export const ErrorCode = {
   EMPTY_BODY: 40003,
   /** The HTTP request itself is malformed (bad framing, bad header). */
   BAD_REQUEST: 40004,
+  /** A path or query parameter is invalid, repeated or unknown; the message names it. */
+  INVALID_PARAMETER: 40005,
   /** No `Authorization: Bearer …` credential was sent. */
   MISSING_CREDENTIAL: 40101,
   /** The bearer token is unknown or revoked. */
@@ -23,6 +25,8 @@ export const ErrorCode = {
   MALFORMED_CREDENTIAL: 40103,
   /** No such path. */
   NOT_FOUND: 40401,
+  /** No plant has this id. */
+  PLANT_NOT_FOUND: 40402,
   /** The path exists but not with this method (see the `Allow` header). */
   METHOD_NOT_ALLOWED: 40501,
   /** The body did not arrive in time. */

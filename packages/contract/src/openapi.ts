@@ -5,12 +5,34 @@ import { NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 
 export const API_VERSION = "1.0.0";
 
-const responseDescriptions: Record<string, string> = {
-  200: "Plant response: the plant was created, or an identical create was replayed. The id is not part of the body.",
-  400: "The body is not valid JSON or not a valid NewPlant; the message names the field.",
+type OperationId = keyof typeof plantStoreContract;
+
+/** What each status means, per operation; statuses not listed here take the common meaning below. */
+const responseDescriptions: Record<OperationId, Record<string, string>> = {
+  createPlant: {
+    200: "Plant response: the plant was created, or an identical create was replayed. The id is not part of the body.",
+    400: "The body is not valid JSON or not a valid NewPlant; the message names the field.",
+    409: "A plant with this id already exists with a different name or tag; the stored plant is unchanged.",
+  },
+  getPlant: {
+    200: "The stored plant, with its id.",
+    400: "The id in the path is not a decimal int64 (INVALID_PARAMETER).",
+    404: "No plant has this id (PLANT_NOT_FOUND).",
+  },
+  listPlants: {
+    200: "A page of stored plants in ascending id order; the Link header points to the next page when there is one.",
+    400: "A query parameter is invalid, repeated or unknown (INVALID_PARAMETER); the message names it.",
+  },
+  deletePlant: {
+    204: "The plant was deleted, durably. No body.",
+    400: "The id in the path is not a decimal int64 (INVALID_PARAMETER).",
+    404: "No plant has this id (PLANT_NOT_FOUND).",
+  },
+};
+
+const commonDescriptions: Record<string, string> = {
   401: "The bearer credential is missing, malformed, unknown or revoked (see the WWW-Authenticate header).",
   408: "The body did not arrive within the server's body timeout.",
-  409: "A plant with this id already exists with a different name or tag; the stored plant is unchanged.",
   413: "The body is larger than the server's limit.",
   415: "The body is not application/json in UTF-8, or is content-encoded.",
   500: "Unexpected server error; no internals are disclosed.",
@@ -19,14 +41,26 @@ const responseDescriptions: Record<string, string> = {
 
 const header = (description: string, schema: Record<string, unknown> = { type: "string" }) => ({ description, schema });
 
-/** Response headers the server sends, by status (every answer also carries X-Request-Id). */
-const responseHeaders: Record<string, Record<string, ReturnType<typeof header>>> = {
-  200: {
-    [OUTCOME_HEADER]: header("Whether this call created the plant or replayed an identical earlier create.", {
-      type: "string",
-      enum: ["created", "replayed"],
-    }),
+/** Response headers the server sends, by operation and status (every answer also carries X-Request-Id). */
+const operationHeaders: Partial<Record<OperationId, Record<string, Record<string, ReturnType<typeof header>>>>> = {
+  createPlant: {
+    200: {
+      [OUTCOME_HEADER]: header("Whether this call created the plant or replayed an identical earlier create.", {
+        type: "string",
+        enum: ["created", "replayed"],
+      }),
+    },
   },
+  listPlants: {
+    200: {
+      Link: header(
+        'RFC 8288: `</plants?limit=…&after=<last id>[&tag=…]>; rel="next"`, a relative reference to the next page. Present only when more plants follow.',
+      ),
+    },
+  },
+};
+
+const commonHeaders: Record<string, Record<string, ReturnType<typeof header>>> = {
   401: {
     "WWW-Authenticate": header(
       'RFC 6750 challenge: Bearer realm="plantstore", with error="invalid_token" or error="invalid_request" when a credential was sent.',
@@ -45,7 +79,7 @@ const catalogueTable = [
   ...errorCatalogue.map(({ code, status, name }) => `| ${code} | ${status} | ${name} |`),
 ].join("\n");
 
-const description = `A plant store interface: a client adds a plant to the store by sending a plant record.
+const description = `A plant store interface: a client adds plants to the store, reads them back one by one or page by page, and deletes them.
 
 Every operation needs an HTTP bearer token (\`Authorization: Bearer <token>\`).
 
@@ -54,7 +88,8 @@ Rules the service enforces:
 - \`name\` is 1–${NAME_MAX_LENGTH} and \`tag\` 1–${TAG_MAX_LENGTH} Unicode characters, well-formed, without control characters; \`tag\` may be omitted but not null.
 - Unknown fields are refused (400), never silently dropped.
 - Creating an id that exists: the same name and tag is an idempotent replay (200); anything else is 409 and the stored plant is unchanged.
-- A 200 is sent only after the plant is durably stored.
+- A 200 to a create and a 204 to a delete are sent only once the change is durably stored.
+- Ids in every answer are exact JSON integers; a consumer whose JSON parser rounds above 2^53 must read them losslessly.
 
 Error codes (the \`error\` field; its first three digits are the HTTP status):
 
@@ -83,13 +118,18 @@ export function generateOpenApiDocument() {
     {
       setOperationId: true,
       operationMapper: (operation) => {
+        const id = operation.operationId as OperationId;
         const responses = Object.fromEntries(
           Object.entries(operation.responses).map(([status, response]) => [
             status,
             {
               ...response,
-              description: responseDescriptions[status] ?? status,
-              headers: { ...responseHeaders[status], "X-Request-Id": requestIdHeader },
+              description: responseDescriptions[id][status] ?? commonDescriptions[status] ?? status,
+              headers: {
+                ...operationHeaders[id]?.[status],
+                ...commonHeaders[status],
+                "X-Request-Id": requestIdHeader,
+              },
             },
           ]),
         );

@@ -121,6 +121,62 @@ export const PlantId = extendApi(
 export const PlantName = plantText("name", NAME_MAX_LENGTH, "The name of the plant.", "Monstera deliciosa");
 export const PlantTag = plantText("tag", TAG_MAX_LENGTH, "Tag that specifies the type of the plant.", "indoor");
 
+/**
+ * A plant id in a path (`/plants/{id}`) or a query (`after`): a canonical decimal integer
+ * (`-?(0|[1-9][0-9]*)`, no sign `+`, no leading zero, no fraction or exponent) within int64.
+ */
+const CANONICAL_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
+
+function idText(description: string) {
+  return extendApi(
+    z
+      .string({ required_error: "is required" })
+      .superRefine((value, ctx) => {
+        if (!CANONICAL_INTEGER.test(value) || value.length > 20 || !isInt64(BigInt(value))) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message:
+              "must be a decimal integer from -9223372036854775808 to 9223372036854775807 (no sign +, no leading zeros)",
+          });
+        }
+      })
+      .transform((value) => BigInt(value)),
+    { type: "integer", format: "int64", description, example: 7 },
+  );
+}
+
+/** The `{id}` of `/plants/{id}`. */
+export const PlantIdPath = idText("The plant's id: a decimal int64, kept exact.");
+
+/** Plants a page may hold at most, and how many it holds when `limit` is not given. */
+export const LIST_LIMIT_MAX = 1000;
+export const LIST_LIMIT_DEFAULT = 100;
+
+/** The query of `GET /plants`. Every value arrives as text; unknown parameters are refused. */
+export const ListPlantsQuery = z
+  .object({
+    limit: extendApi(
+      z
+        .string()
+        .refine((value) => /^[1-9][0-9]{0,3}$/.test(value) && Number(value) <= LIST_LIMIT_MAX, {
+          message: `must be an integer from 1 to ${LIST_LIMIT_MAX}`,
+        })
+        .transform(Number)
+        .optional(),
+      {
+        type: "integer",
+        minimum: 1,
+        maximum: LIST_LIMIT_MAX,
+        default: LIST_LIMIT_DEFAULT,
+        description: `How many plants a page holds at most (1–${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}).`,
+      },
+    ),
+    after: idText("Only plants with a greater id: the id of the last plant of the previous page.").optional(),
+    tag: plantText("tag", TAG_MAX_LENGTH, "Only plants with exactly this tag.", "indoor").optional(),
+  })
+  .strict();
+export type ListPlantsQuery = z.output<typeof ListPlantsQuery>;
+
 /** A plant as the store answers it: the id is not part of it (spec rule 1). */
 export const Plant = extendApi(
   z.object({
@@ -128,6 +184,19 @@ export const Plant = extendApi(
     tag: PlantTag.optional(),
   }),
   { title: "Plant", example: { name: "Monstera deliciosa", tag: "indoor" } },
+);
+
+/**
+ * A stored plant as reads answer it: its id (an exact int64), name and tag. It also satisfies the
+ * specification's Plant schema, which does not forbid more members.
+ */
+export const StoredPlant = extendApi(
+  z.object({
+    id: PlantId,
+    name: PlantName,
+    tag: PlantTag.optional(),
+  }),
+  { title: "StoredPlant", example: { id: 7, name: "Monstera deliciosa", tag: "indoor" } },
 );
 
 /** The body of POST /plants. Unknown fields are refused, never silently dropped. */
@@ -147,3 +216,4 @@ export type NewPlantInput = z.input<typeof NewPlant>;
 /** What the server works with: `id` as an exact bigint. */
 export type NewPlant = z.output<typeof NewPlant>;
 export type Plant = z.output<typeof Plant>;
+export type StoredPlant = z.output<typeof StoredPlant>;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerOptions, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { plantStoreContract } from "@plantstore/contract";
+import { plantStoreContract, stringifyExactJson } from "@plantstore/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "../logger.js";
@@ -14,6 +14,7 @@ import { checkGate } from "./gate.js";
 import { createLeanExpressApp } from "./lean-express.js";
 import { answerParserErrors } from "./parser-errors.js";
 import { plantRoutes } from "./routes/plants.js";
+import { readQuery } from "./query.js";
 import { probeRoutes } from "./routes/probes.js";
 import { contractOperations, Routes, type Operation } from "./routing.js";
 import { validationRefusal } from "./validation.js";
@@ -46,7 +47,8 @@ export interface Pipeline {
  *   1. context     context.ts        request id, security headers, one access-log line
  *   2. route       routing.ts        which operation (from the contract): 404, 405
  *   3. gate        gate.ts           bearer token, before the body is read: 401
- *   4. body        body.ts           media type, size, deadline, UTF-8, exact JSON: 400 408 413 415
+ *   4. input       query.ts          query parameters: unknown or repeated ones 400
+ *                  body.ts           media type, size, deadline, UTF-8, exact JSON: 400 408 413 415
  *   5. validation  validation.ts     the contract's schemas, applied by ts-rest: 400 naming the field
  *   6. handler     routes/*.ts       use case (plants/) → outcome → status, headers, body
  *   7. answer      answer.ts         the one writer of every answer, refusal and fault alike
@@ -59,7 +61,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   const fault = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => answerFault(req, res, error, logger);
 
   // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
-  const { app: contractApp, serverOptions } = createLeanExpressApp(JSON.stringify);
+  const { app: contractApp, serverOptions } = createLeanExpressApp(stringifyExactJson);
   createExpressEndpoints(plantStoreContract, plantRoutes(deps.storage), contractApp, {
     logInitialization: false,
     jsonQuery: false,
@@ -82,8 +84,11 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     const refusal = await checkGate(req, operation, deps.tokens); // 3. gate
     if (refusal !== undefined) return sendError(res, refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });
 
+    const query = readQuery(req, operation); // 4. query and body
+    if (!query.ok) return sendError(res, query.refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });
+    (req as IncomingMessage & { query: unknown }).query = query.value;
     if (operation.hasBody) {
-      const body = await readBody(req, { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs }); // 4. body
+      const body = await readBody(req, { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs });
       if (!body.ok) return sendError(res, body.refusal, { close: body.close });
       (req as IncomingMessage & { body: unknown }).body = body.value;
     }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isAppRoute, type AppRouter } from "@ts-rest/core";
+import { z } from "zod";
 import { methodNotAllowed, notFound, type ApiError } from "./answer.js";
 import { pathOf } from "./context.js";
 
@@ -14,20 +15,34 @@ export interface Operation {
   readonly authenticated: boolean;
   /** Carries a JSON body, read before validation. */
   readonly hasBody: boolean;
+  /** The query parameters it takes (from the contract), any other being refused; "any" for public routes. */
+  readonly queryNames: ReadonlySet<string> | "any";
   /** Validation → handler → answer. Faults go to `fail` (they become a JSON 500 or 503). */
   readonly handle: (req: IncomingMessage, res: ServerResponse, fail: (error: unknown) => void) => void;
 }
 
-/** The contract's operations as a list: id, method, path and whether a body comes with them. */
+/** The contract's operations as a list: id, method, path, query parameters, whether a body comes with them. */
 export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
   return Object.entries(contract).map(([id, route]) => {
     if (!isAppRoute(route)) throw new Error(`the contract must be flat; ${id} is a nested router`);
     if (route.method !== "GET" && route.method !== "POST" && route.method !== "DELETE") {
       throw new Error(`${id}: method ${route.method} has no route here`);
     }
-    return { id, method: route.method, path: route.path, authenticated: true, hasBody: "body" in route, handle };
+    const queryNames = new Set(route.query instanceof z.ZodObject ? Object.keys(route.query.shape as object) : []);
+    return {
+      id,
+      method: route.method,
+      path: route.path,
+      authenticated: true,
+      hasBody: "body" in route,
+      queryNames,
+      handle,
+    };
   });
 }
+
+/** The order methods are listed in `Allow`. */
+const METHOD_ORDER = ["GET", "POST", "DELETE"] as const;
 
 interface PathEntry {
   pattern: RegExp;
@@ -73,7 +88,7 @@ export class Routes {
       if (entry.byMethod.has(operation.method))
         throw new Error(`two operations for ${operation.method} ${operation.path}`);
       entry.byMethod.set(operation.method, operation);
-      entry.allow = [...entry.byMethod.keys()].join(", ");
+      entry.allow = METHOD_ORDER.filter((method) => entry.byMethod.has(method)).join(", ");
     }
   }
 

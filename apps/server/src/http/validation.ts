@@ -32,13 +32,12 @@ function describe(error: ZodError | null, part: Part): string[] {
 /**
  * Step 5's refusal: the contract's schemas (applied by ts-rest to the path parameters, the query
  * and the body) found problems. One 400 lists every problem, each naming its field:
- * "id: must be an integer; name: is required".
+ * "id: must be an integer; name: is required". Parameters are INVALID_PARAMETER, a body
+ * VALIDATION_FAILED.
  */
 export function validationRefusal(error: RequestValidationError): ApiError {
-  const problems = [
-    ...describe(error.pathParams, "path"),
-    ...describe(error.query, "query"),
-    ...describe(error.body, "body"),
-  ];
-  return new ApiError(ErrorCode.VALIDATION_FAILED, problems.join("; ") || "the request is not valid");
+  const parameters = [...describe(error.pathParams, "path"), ...describe(error.query, "query")];
+  if (parameters.length > 0) return new ApiError(ErrorCode.INVALID_PARAMETER, parameters.join("; "));
+  const body = describe(error.body, "body");
+  return new ApiError(ErrorCode.VALIDATION_FAILED, body.join("; ") || "the request is not valid");
 }

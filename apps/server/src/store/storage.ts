@@ -1,11 +1,6 @@
-import type { NewPlant } from "@plantstore/contract";
+import type { NewPlant, StoredPlant } from "@plantstore/contract";
 
-/** A plant as stored: the exact int64 id, the name, and the tag when there is one. */
-export interface StoredPlant {
-  id: bigint;
-  name: string;
-  tag?: string;
-}
+export type { StoredPlant };
 
 /**
  * What a create did. Decided by the database in one atomic statement, never by an in-memory
@@ -18,11 +13,29 @@ export type CreateDecision =
   /** The id existed with a different name or tag; nothing was changed. */
   | { kind: "conflict"; existing: StoredPlant };
 
+/** What a delete did, decided by the database like a create. */
+export type DeleteDecision =
+  /** The plant was deleted; this is what it was. */
+  | { kind: "deleted"; plant: StoredPlant }
+  /** No plant had this id (never created, or already deleted). */
+  | { kind: "not-found" };
+
+/** A page request: at most `limit` plants with an id above `after` (and this `tag`), in id order. */
+export interface PageQuery {
+  limit: number;
+  after?: bigint;
+  tag?: string;
+}
+
 export interface PlantRepository {
   /** Creates the plant unless its id exists. Resolves only once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateDecision>;
-  /** Reads one plant (tests and tooling; not exposed over HTTP). */
+  /** Deletes the plant with this id. Resolves only once the outcome is durable. */
+  delete(id: bigint): Promise<DeleteDecision>;
+  /** Reads one committed plant. */
   find(id: bigint): Promise<StoredPlant | undefined>;
+  /** Committed plants in ascending (signed) id order: keyset pagination, as fast deep as at the start. */
+  list(page: PageQuery): Promise<StoredPlant[]>;
   count(): Promise<number>;
 }
 

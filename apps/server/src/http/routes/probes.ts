@@ -19,6 +19,7 @@ const publicRoute = (id: string, path: string, handle: Operation["handle"]): Ope
   path,
   authenticated: false,
   hasBody: false,
+  queryNames: "any",
   handle,
 });
 

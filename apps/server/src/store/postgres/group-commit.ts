@@ -1,15 +1,17 @@
 import type { NewPlant } from "@plantstore/contract";
 import type pg from "pg";
 import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
-import type { CreateDecision, StoredPlant } from "../storage.js";
+import type { CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
 import { isUnavailable } from "./errors.js";
 
-interface PendingCreate {
-  plant: NewPlant;
-  resolve: (outcome: CreateDecision) => void;
-  reject: (error: unknown) => void;
-}
+/** A write waiting for a batch slot. */
+type PendingWrite =
+  | { kind: "create"; plant: NewPlant; resolve: (decision: CreateDecision) => void; reject: (error: unknown) => void }
+  | { kind: "delete"; id: bigint; resolve: (decision: DeleteDecision) => void; reject: (error: unknown) => void };
+
+/** How often a create is retried whose conflicting row was deleted before it could be read back. */
+const VANISHED_ROW_RETRIES = 3;
 
 /** Largest batch in one statement: bounds the statement size and the wait of its first request. */
 const MAX_BATCH = 256;
@@ -49,16 +51,20 @@ const CREATE_ONE_SQL = `
 
 const FIND_MANY_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
 
+/** Deletes a batch of ids in one statement (one transaction), returning the rows it removed. */
+const DELETE_BATCH_SQL = "DELETE FROM plants WHERE id = ANY($1::bigint[]) RETURNING id, name, tag";
+
 /**
- * Group commit for PostgreSQL. Creates that arrive while every batch slot is busy wait and go
- * together in the next statement: one round trip, one transaction, one WAL flush for all of them.
- * Under light load a create goes alone at once, so latency does not grow. Each promise resolves
- * only after its batch committed (synchronous_commit=on). If a batch fails for a reason other
- * than the database being unreachable, its creates are retried one by one, so that one bad row
- * fails alone and never takes its batch-mates with it.
+ * Group commit for PostgreSQL. Writes that arrive while every batch slot is busy wait and go
+ * together in the next statement (creates with creates, deletes with deletes, in arrival order):
+ * one round trip, one transaction, one WAL flush for all of them. Under light load a write goes
+ * alone at once, so latency does not grow. Each promise resolves only after its batch committed
+ * (synchronous_commit=on). If a batch fails for a reason other than the database being
+ * unreachable, its writes are retried one by one, so that one bad row fails alone and never takes
+ * its batch-mates with it.
  */
 export class GroupCommit {
-  private queue: PendingCreate[] = [];
+  private queue: PendingWrite[] = [];
   private running = 0;
 
   constructor(
@@ -71,7 +77,17 @@ export class GroupCommit {
     return this.db.admit(
       () =>
         new Promise<CreateDecision>((resolve, reject) => {
-          this.queue.push({ plant, resolve, reject });
+          this.queue.push({ kind: "create", plant, resolve, reject });
+          this.pump();
+        }),
+    );
+  }
+
+  delete(id: bigint): Promise<DeleteDecision> {
+    return this.db.admit(
+      () =>
+        new Promise<DeleteDecision>((resolve, reject) => {
+          this.queue.push({ kind: "delete", id, resolve, reject });
           this.pump();
         }),
     );
@@ -79,7 +95,11 @@ export class GroupCommit {
 
   private pump(): void {
     while (this.running < this.slots && this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
+      // The longest run of one kind at the head of the queue, up to MAX_BATCH.
+      const kind = this.queue[0]!.kind;
+      let length = 1;
+      while (length < MAX_BATCH && this.queue[length]?.kind === kind) length++;
+      const batch = this.queue.splice(0, length);
       this.running++;
       void this.send(batch).finally(() => {
         this.running--;
@@ -88,28 +108,58 @@ export class GroupCommit {
     }
   }
 
-  private async send(batch: PendingCreate[]): Promise<void> {
-    let outcomes: CreateDecision[];
+  private async send(batch: PendingWrite[]): Promise<void> {
     try {
-      outcomes = await this.db.query("create plants", (pool) =>
-        createAll(
-          pool,
-          batch.map((item) => item.plant),
-        ),
-      );
+      if (batch[0]!.kind === "create") {
+        const creates = batch as Extract<PendingWrite, { kind: "create" }>[];
+        const decisions = await this.db.query("create plants", (pool) =>
+          createAll(
+            pool,
+            creates.map((item) => item.plant),
+          ),
+        );
+        creates.forEach((item, index) => item.resolve(decisions[index]!));
+      } else {
+        const deletes = batch as Extract<PendingWrite, { kind: "delete" }>[];
+        const decisions = await this.db.query("delete plants", (pool) =>
+          deleteAll(
+            pool,
+            deletes.map((item) => item.id),
+          ),
+        );
+        deletes.forEach((item, index) => item.resolve(decisions[index]!));
+      }
     } catch (error) {
       if (batch.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
         for (const item of batch) item.reject(error);
         return;
       }
       await Promise.all(batch.map((item) => this.send([item])));
-      return;
     }
-    batch.forEach((item, index) => item.resolve(outcomes[index]!));
   }
 }
 
 async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecision[]> {
+  const decisions: Array<CreateDecision | undefined> = plants.map(() => undefined);
+  let pending = plants.map((plant, index) => ({ plant, index }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > VANISHED_ROW_RETRIES) {
+      throw new Error(`plant ${pending[0]!.plant.id} kept conflicting with rows deleted before they could be read`);
+    }
+    const settled = await createOnce(
+      pool,
+      pending.map(({ plant }) => plant),
+    );
+    pending.forEach(({ index }, position) => (decisions[index] = settled[position]));
+    // A create that conflicted with a row deleted before it could be read back is tried again:
+    // the id may be free now.
+    pending = pending.filter(({ index }) => decisions[index] === undefined);
+  }
+  return decisions as CreateDecision[];
+}
+
+/** One statement for the batch; undefined for a create whose conflicting row vanished meanwhile. */
+async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Array<CreateDecision | undefined>> {
   const [only] = plants;
   const result =
     plants.length === 1 && only
@@ -128,7 +178,8 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecis
   for (const row of result.rows) (row.created ? inserted : existing).set(row.id, plantFromRow(row));
 
   // Ids neither inserted nor visible: another transaction inserted them after this statement's
-  // snapshot (ON CONFLICT waited for its commit, then did nothing). A new statement sees them.
+  // snapshot (ON CONFLICT waited for its commit, then did nothing). A new statement sees them,
+  // unless they were deleted in the meantime.
   const unseen = [...new Set(plants.map((plant) => plant.id))].filter((id) => !inserted.has(id) && !existing.has(id));
   if (unseen.length > 0) {
     const found = await pool.query<PlantRow>(FIND_MANY_SQL, [unseen.map(String)]);
@@ -136,7 +187,7 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecis
   }
 
   const claimed = new Set<bigint>();
-  return plants.map((plant): CreateDecision => {
+  return plants.map((plant): CreateDecision | undefined => {
     const created = inserted.get(plant.id);
     if (created && !claimed.has(plant.id)) {
       // DISTINCT ON kept the first request for this id in the batch: that request created it.
@@ -144,8 +195,18 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecis
       return { kind: "created", plant: created };
     }
     const stored = created ?? existing.get(plant.id);
-    // Plants are never deleted, so a conflicting insert that committed stays visible.
-    if (!stored) throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
-    return decideExisting(plant, stored);
+    return stored === undefined ? undefined : decideExisting(plant, stored);
+  });
+}
+
+async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<DeleteDecision[]> {
+  const result = await pool.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
+  const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
+  // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
+  return ids.map((id): DeleteDecision => {
+    const plant = removed.get(id);
+    if (plant === undefined) return { kind: "not-found" };
+    removed.delete(id);
+    return { kind: "deleted", plant };
   });
 }

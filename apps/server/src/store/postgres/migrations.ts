@@ -31,6 +31,12 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "plants by tag",
+    // Pages of one tag in id order (GET /plants?tag=…): keyset pagination stays an index range.
+    sql: "CREATE INDEX plants_tag_id ON plants (tag, id);",
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

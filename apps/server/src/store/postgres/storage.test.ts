@@ -86,7 +86,7 @@ if (target.kind === "ready") {
       await client.connect();
       cleanups.push(() => client.end());
       const applied = await client.query("SELECT version FROM plantstore_migrations ORDER BY version");
-      expect(applied.rows).toEqual([{ version: 1 }]);
+      expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }]);
     });
 
     it("reports an outage as StorageUnavailableError and recovers by itself when the database is back", async () => {

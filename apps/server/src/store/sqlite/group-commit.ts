@@ -2,35 +2,55 @@ import { Worker } from "node:worker_threads";
 import type { NewPlant } from "@plantstore/contract";
 import type { Database } from "better-sqlite3";
 import { decideExisting, plantFromRow } from "../plant-row.js";
-import { StorageUnavailableError, type CreateDecision } from "../storage.js";
-import { CreateBatchWriter, decodeResults, encodeRows, type CreateRow, type RowResult } from "./batch-writer.js";
+import { StorageUnavailableError, type CreateDecision, type DeleteDecision } from "../storage.js";
+import { BatchTransaction, decodeResults, encodeOps, type WriteOp, type WriteResult } from "./batch-transaction.js";
 import type { WriterReply, WriterRequest } from "./writer-thread.js";
 
-interface PendingCreate {
-  plant: NewPlant;
-  resolve: (decision: CreateDecision) => void;
+/** A write waiting for its batch, and what its result means once the batch is on disk. */
+interface PendingWrite {
+  op: WriteOp;
+  settle: (result: WriteResult) => void;
   reject: (error: Error) => void;
 }
 
-function decisionOf(plant: NewPlant, result: RowResult): CreateDecision | Error {
+function failure(result: Extract<WriteResult, { kind: "failed" }>): Error {
+  return result.unavailable ? new StorageUnavailableError(result.message) : new Error(result.message);
+}
+
+function createDecision(plant: NewPlant, result: WriteResult): CreateDecision | Error {
   switch (result.kind) {
     case "created":
       return { kind: "created", plant: plantFromRow({ id: plant.id, name: plant.name, tag: plant.tag ?? null }) };
     case "existing":
       return decideExisting(plant, plantFromRow({ id: plant.id, name: result.name, tag: result.tag }));
     case "failed":
-      return result.unavailable ? new StorageUnavailableError(result.message) : new Error(result.message);
+      return failure(result);
+    default:
+      return new Error(`a create cannot end as ${result.kind}`);
+  }
+}
+
+function deleteDecision(id: bigint, result: WriteResult): DeleteDecision | Error {
+  switch (result.kind) {
+    case "deleted":
+      return { kind: "deleted", plant: plantFromRow({ id, name: result.name, tag: result.tag }) };
+    case "missing":
+      return { kind: "not-found" };
+    case "failed":
+      return failure(result);
+    default:
+      return new Error(`a delete cannot end as ${result.kind}`);
   }
 }
 
 /**
- * Group commit for SQLite. Creates queue up while a batch is being committed; when it is on disk,
- * everything queued meanwhile goes out as the next batch: one transaction, one fsync. Under load
- * the batches grow by themselves; alone, a create is committed at once. Each promise resolves only
- * once its transaction is durable.
+ * Group commit for SQLite. Writes (creates and deletes) queue up while a batch is being committed;
+ * when it is on disk, everything queued meanwhile goes out as the next batch, in arrival order: one
+ * transaction, one fsync. Under load the batches grow by themselves; alone, a write is committed at
+ * once. Each promise resolves only once its transaction is durable.
  */
 export class GroupCommit {
-  private pending: PendingCreate[] = [];
+  private pending: PendingWrite[] = [];
   private inFlight: Promise<void> | undefined;
   private flushScheduled = false;
   private closed = false;
@@ -38,11 +58,11 @@ export class GroupCommit {
   constructor(private readonly writer: BatchWriter) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
-    if (this.closed) return Promise.reject(new StorageUnavailableError("storage is closed"));
-    return new Promise((resolve, reject) => {
-      this.pending.push({ plant, resolve, reject });
-      this.scheduleFlush();
-    });
+    return this.enqueue(["create", plant.id, plant.name, plant.tag ?? null], (result) => createDecision(plant, result));
+  }
+
+  delete(id: bigint): Promise<DeleteDecision> {
+    return this.enqueue(["delete", id], (result) => deleteDecision(id, result));
   }
 
   /** Commits everything queued, then closes the writer: nothing acknowledged is left behind. */
@@ -53,6 +73,19 @@ export class GroupCommit {
       await this.inFlight;
     }
     await this.writer.close();
+  }
+
+  private enqueue<T>(op: WriteOp, decide: (result: WriteResult) => T | Error): Promise<T> {
+    if (this.closed) return Promise.reject(new StorageUnavailableError("storage is closed"));
+    return new Promise((resolve, reject) => {
+      const settle = (result: WriteResult) => {
+        const decision = decide(result);
+        if (decision instanceof Error) reject(decision);
+        else resolve(decision);
+      };
+      this.pending.push({ op, settle, reject });
+      this.scheduleFlush();
+    });
   }
 
   /** After the current I/O phase, so that every request read in it joins the batch. */
@@ -69,14 +102,8 @@ export class GroupCommit {
     const batch = this.pending;
     if (batch.length === 0 || this.inFlight) return;
     this.pending = [];
-    const rows = batch.map(({ plant }): CreateRow => [plant.id, plant.name, plant.tag ?? null]);
-    const settled = this.writer.write(rows).then(
-      (results) =>
-        batch.forEach((item, index) => {
-          const decision = decisionOf(item.plant, results[index]!);
-          if (decision instanceof Error) item.reject(decision);
-          else item.resolve(decision);
-        }),
+    const settled = this.writer.write(batch.map((item) => item.op)).then(
+      (results) => batch.forEach((item, index) => item.settle(results[index]!)),
       (error: Error) => batch.forEach((item) => item.reject(error)),
     );
     this.inFlight = settled.finally(() => {
@@ -86,20 +113,20 @@ export class GroupCommit {
   }
 }
 
-/** Where a batch of creates is committed. One batch at a time; the group commit queues the rest. */
+/** Where a batch of writes is committed. One batch at a time; the group commit queues the rest. */
 export interface BatchWriter {
-  write(rows: CreateRow[]): Promise<RowResult[]>;
+  write(ops: WriteOp[]): Promise<WriteResult[]>;
   close(): Promise<void>;
 }
 
 /** Commits on the calling thread. Used for `sqlite::memory:`, which one connection alone can see. */
 export class InlineBatchWriter implements BatchWriter {
-  private readonly writer: CreateBatchWriter;
+  private readonly transaction: BatchTransaction;
   constructor(db: Database) {
-    this.writer = new CreateBatchWriter(db);
+    this.transaction = new BatchTransaction(db);
   }
-  async write(rows: CreateRow[]): Promise<RowResult[]> {
-    return this.writer.write(rows);
+  async write(ops: WriteOp[]): Promise<WriteResult[]> {
+    return this.transaction.run(ops);
   }
   async close(): Promise<void> {}
 }
@@ -111,8 +138,8 @@ export class ThreadBatchWriter implements BatchWriter {
 
   constructor(private readonly path: string) {}
 
-  write(rows: CreateRow[]): Promise<RowResult[]> {
-    return this.send({ batch: encodeRows(rows) }).then((reply) =>
+  write(ops: WriteOp[]): Promise<WriteResult[]> {
+    return this.send({ batch: encodeOps(ops) }).then((reply) =>
       "results" in reply ? decodeResults(reply.results) : [],
     );
   }

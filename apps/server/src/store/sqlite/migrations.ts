@@ -24,6 +24,13 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- Pages of one tag in id order (GET /plants?tag=…): keyset pagination stays an index range.
+      CREATE INDEX plants_tag_id ON plants (tag, id);
+    `,
+  },
 ];
 
 /** Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply each once. */

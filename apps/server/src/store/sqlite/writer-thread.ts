@@ -3,16 +3,16 @@
  * blocks the event loop that parses requests. Receives batches, answers each with its results.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { CreateBatchWriter, decodeRows, encodeResults } from "./batch-writer.js";
+import { BatchTransaction, decodeOps, encodeResults } from "./batch-transaction.js";
 import { openConnection } from "./connection.js";
 
-/** `batch` and `results` are encoded by batch-writer.ts (one string each way). */
+/** `batch` and `results` are encoded by batch-transaction.ts (one string each way). */
 export type WriterRequest = { batch: string } | { close: true };
 export type WriterReply = { results: string } | { closed: true };
 
 const port = parentPort!;
 const db = openConnection((workerData as { path: string }).path);
-const writer = new CreateBatchWriter(db);
+const transaction = new BatchTransaction(db);
 
 port.on("message", (message: WriterRequest) => {
   if ("close" in message) {
@@ -21,5 +21,5 @@ port.on("message", (message: WriterRequest) => {
     port.close();
     return;
   }
-  port.postMessage({ results: encodeResults(writer.write(decodeRows(message.batch))) } satisfies WriterReply);
+  port.postMessage({ results: encodeResults(transaction.run(decodeOps(message.batch))) } satisfies WriterReply);
 });
