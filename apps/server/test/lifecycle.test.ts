@@ -91,6 +91,59 @@ describe("the process as users run it", () => {
     expect(await stop(again)).toBe(0);
   });
 
+  it("after kill -9 under creates and deletes, every 200 is there unless its delete got a 204, every 204 is gone", async () => {
+    const databaseUrl = await backend.freshDatabaseUrl();
+    const server = await spawnServer({ DATABASE_URL: databaseUrl });
+    const created: bigint[] = [];
+    const deleted = new Set<bigint>();
+    /** Deletes cut off by the kill: committed or not, nobody was told. */
+    const unanswered = new Set<bigint>();
+    let next = 1n;
+    let killed = false;
+    const remove = (url: string, id: bigint) =>
+      fetch(`${url}/plants/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } }).then(
+        (response) => response.status,
+        () => 0,
+      );
+    const worker = async () => {
+      const mine: bigint[] = [];
+      while (!killed) {
+        const id = next++;
+        if ((await create(server.url, id)) === 200) {
+          created.push(id);
+          mine.push(id);
+        }
+        // Every other round, delete one of this worker's own acknowledged plants.
+        if (mine.length > 0 && id % 2n === 0n) {
+          const victim = mine.splice(Math.floor(Math.random() * mine.length), 1)[0]!;
+          const status = await remove(server.url, victim);
+          if (status === 204) deleted.add(victim);
+          else if (status === 0) unanswered.add(victim);
+        }
+      }
+    };
+    const workers = Array.from({ length: 32 }, worker);
+    await waitFor("200 creates and 50 deletes acknowledged", () => created.length >= 200 && deleted.size >= 50, {
+      timeoutMs: 60_000,
+    });
+    server.child.kill("SIGKILL");
+    killed = true;
+    await Promise.all(workers);
+    await server.exited;
+
+    const again = await spawnServer({ DATABASE_URL: databaseUrl });
+    const read = (id: bigint) =>
+      fetch(`${again.url}/plants/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) => r.status);
+    const wrong: string[] = [];
+    for (const id of created) {
+      if (unanswered.has(id)) continue;
+      const status = await read(id);
+      if (deleted.has(id) ? status !== 404 : status !== 200) wrong.push(`${id}: ${status}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await stop(again)).toBe(0);
+  });
+
   it("on SIGTERM finishes requests in flight (bodies still arriving included) and exits 0", async () => {
     const server = await spawnServer({ DATABASE_URL: await backend.freshDatabaseUrl() });
     const port = Number(new URL(server.url).port);

@@ -115,6 +115,28 @@ if (target.kind === "ready") {
       const statuses = new Set(answers.map((a) => a.outcome ?? String(a.status)));
       expect(statuses).toEqual(new Set(["created", "replayed", "409"]));
     });
+
+    it("read-your-writes across instances: a write answered by one is seen at once by the other", async () => {
+      const call = (server: ServerProcess, method: string, path: string, body?: string) =>
+        fetch(`${server.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body,
+        });
+      for (let round = 0; round < 50; round++) {
+        const [writer, reader] = round % 2 === 0 ? [servers[0]!, servers[1]!] : [servers[1]!, servers[0]!];
+        const id = 2n ** 53n + 1n + BigInt(round) * 1_000_003n;
+        expect((await call(writer, "POST", "/plants", stringify({ id, name: `rw ${round}` }))).status).toBe(200);
+        const read = await call(reader, "GET", `/plants/${id}`);
+        expect(read.status).toBe(200);
+        expect(await read.text()).toBe(`{"id":${id},"name":"rw ${round}"}`);
+        const page = await call(reader, "GET", `/plants?limit=1&after=${id - 1n}`);
+        expect(await page.text()).toBe(`[{"id":${id},"name":"rw ${round}"}]`);
+        expect((await call(reader, "DELETE", `/plants/${id}`)).status).toBe(204);
+        expect((await call(writer, "GET", `/plants/${id}`)).status).toBe(404);
+        expect((await call(writer, "DELETE", `/plants/${id}`)).status).toBe(404);
+      }
+    });
   });
 } else {
   describe("two server processes on one PostgreSQL", () => {

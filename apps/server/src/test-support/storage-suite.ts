@@ -1,6 +1,6 @@
 import type { NewPlant } from "@plantstore/contract";
 import { afterEach, describe, expect, it } from "vitest";
-import { StorageUnavailableError, type CreateDecision, type Storage } from "../store/storage.js";
+import { StorageUnavailableError, type CreateDecision, type DeleteDecision, type Storage } from "../store/storage.js";
 
 /**
  * One empty store for one test. `open()` may be called several times: every call opens the same
@@ -18,7 +18,7 @@ function hash(seed: number): Buffer {
   return Buffer.alloc(32, seed);
 }
 
-function kinds(outcomes: CreateDecision[]): Record<string, number> {
+function kinds(outcomes: Array<CreateDecision | DeleteDecision>): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const outcome of outcomes) counts[outcome.kind] = (counts[outcome.kind] ?? 0) + 1;
   return counts;
@@ -166,16 +166,111 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
       });
     });
 
+    describe("delete", () => {
+      it("deletes a plant, answers what it was, and frees its id", async () => {
+        const storage = await open();
+        await storage.plants.create({ id: 5n, name: "Fern", tag: "indoor" });
+        expect(await storage.plants.delete(5n)).toEqual({
+          kind: "deleted",
+          plant: { id: 5n, name: "Fern", tag: "indoor" },
+        });
+        expect(await storage.plants.find(5n)).toBeUndefined();
+        expect(await storage.plants.delete(5n)).toEqual({ kind: "not-found" });
+        // The id is free: any body creates a new plant.
+        expect(await storage.plants.create({ id: 5n, name: "Moss" })).toEqual({
+          kind: "created",
+          plant: { id: 5n, name: "Moss" },
+        });
+      });
+
+      it("answers not-found for an id that never existed, at the ends of int64 too", async () => {
+        const storage = await open();
+        for (const id of [INT64_MIN, INT64_MAX, 0n])
+          expect(await storage.plants.delete(id)).toEqual({ kind: "not-found" });
+      });
+
+      it("20 concurrent deletes of one id: exactly one deleted", async () => {
+        const storage = await open();
+        await storage.plants.create({ id: 7n, name: "Fern" });
+        const decisions = await Promise.all(Array.from({ length: 20 }, () => storage.plants.delete(7n)));
+        expect(kinds(decisions)).toEqual({ deleted: 1, "not-found": 19 });
+      });
+
+      it("creates and deletes of one id racing each other end consistent with their answers", async () => {
+        const [first, second] = [await open(), await open()];
+        const decisions = await Promise.all(
+          Array.from({ length: 60 }, (_, i) => {
+            const storage = i % 2 === 0 ? first : second;
+            return i % 3 === 0 ? storage.plants.delete(11n) : storage.plants.create({ id: 11n, name: "Fern" });
+          }),
+        );
+        const counts = kinds(decisions);
+        // Every create that created was followed by at most one successful delete, and vice versa.
+        expect((counts.created ?? 0) - (counts.deleted ?? 0)).toBeGreaterThanOrEqual(0);
+        expect((counts.created ?? 0) - (counts.deleted ?? 0)).toBeLessThanOrEqual(1);
+        const stored = await first.plants.find(11n);
+        expect(stored === undefined ? 0 : 1).toBe((counts.created ?? 0) - (counts.deleted ?? 0));
+      });
+    });
+
+    describe("list", () => {
+      const spread = [INT64_MIN, -(2n ** 53n) - 1n, -1n, 0n, 1n, 2n ** 53n + 1n, INT64_MAX];
+
+      it("lists in signed id order, page by page after the last id", async () => {
+        const storage = await open();
+        for (const id of [...spread].reverse()) await storage.plants.create({ id, name: `p${id}` });
+        expect((await storage.plants.list({ limit: 100 })).map((plant) => plant.id)).toEqual(spread);
+        expect((await storage.plants.list({ limit: 3 })).map((plant) => plant.id)).toEqual(spread.slice(0, 3));
+        expect((await storage.plants.list({ limit: 3, after: -1n })).map((plant) => plant.id)).toEqual([
+          0n,
+          1n,
+          2n ** 53n + 1n,
+        ]);
+        expect(await storage.plants.list({ limit: 3, after: INT64_MAX })).toEqual([]);
+        expect(await storage.plants.list({ limit: 1, after: INT64_MIN })).toEqual([
+          { id: -(2n ** 53n) - 1n, name: `p${-(2n ** 53n) - 1n}` },
+        ]);
+      });
+
+      it("lists only plants with exactly the tag, in id order", async () => {
+        const storage = await open();
+        for (const [index, id] of spread.entries()) {
+          await storage.plants.create({
+            id,
+            name: "p",
+            ...(index % 2 === 0 ? { tag: "even" } : index === 1 ? { tag: "Even" } : {}),
+          });
+        }
+        const even = spread.filter((_, index) => index % 2 === 0);
+        expect((await storage.plants.list({ limit: 100, tag: "even" })).map((plant) => plant.id)).toEqual(even);
+        expect(
+          (await storage.plants.list({ limit: 2, tag: "even", after: even[1]! })).map((plant) => plant.id),
+        ).toEqual(even.slice(2, 4));
+        expect(await storage.plants.list({ limit: 100, tag: "none" })).toEqual([]);
+      });
+
+      it("does not list a deleted plant", async () => {
+        const storage = await open();
+        await storage.plants.create({ id: 1n, name: "a" });
+        await storage.plants.create({ id: 2n, name: "b" });
+        await storage.plants.delete(1n);
+        expect(await storage.plants.list({ limit: 10 })).toEqual([{ id: 2n, name: "b" }]);
+      });
+    });
+
     describe("durability", () => {
-      it("keeps every acknowledged plant and token across close and reopen", async () => {
+      it("keeps every acknowledged create, delete and token across close and reopen", async () => {
         const first = await open();
         const acknowledged = await Promise.all(
           Array.from({ length: 100 }, (_, i) => first.plants.create({ id: BigInt(i) - 50n, name: `p${i}` })),
         );
+        await first.plants.create({ id: 1000n, name: "deleted" });
+        expect((await first.plants.delete(1000n)).kind).toBe("deleted");
         const token = await first.tokens.add(hash(1), "ops");
         await first.close();
         const again = await open();
         expect(await again.plants.count()).toBe(100);
+        expect(await again.plants.find(1000n)).toBeUndefined();
         for (const outcome of acknowledged) {
           if (outcome.kind !== "created") throw new Error(`unexpected ${outcome.kind}`);
           expect(await again.plants.find(outcome.plant.id)).toEqual(outcome.plant);

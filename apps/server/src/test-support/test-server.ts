@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { parseExactJson, stringifyExactJson } from "@plantstore/contract";
 import { fileURLToPath } from "node:url";
 import { startServer, type RunningServer } from "../server.js";
 import type { Config } from "../config.js";
@@ -7,16 +8,20 @@ import { waitFor } from "./wait-for.js";
 export const TOKEN = "test-token-0123456789abcdef";
 export const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
-/** JSON with bigints written as exact integer literals. */
-export function stringify(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? `__bigint__${v}` : v)).replace(
-    /"__bigint__(-?\d+)"/g,
-    "$1",
-  );
-}
+/** JSON with bigints written as exact integer literals (the contract's writer). */
+export const stringify = stringifyExactJson;
 
 export interface TestServer extends RunningServer {
   post(body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** The Authorization header value of the test token. */
+  authorization: string;
+  /** Any request to `path`, with the test token unless `headers` says otherwise. */
+  call(method: string, path: string, headers?: Record<string, string>): Promise<Response>;
+}
+
+/** A response body with every id exact (what a careful consumer reads). */
+export async function exactJson(response: Response): Promise<unknown> {
+  return parseExactJson(await response.text());
 }
 
 /** The real server, in this process, on an ephemeral port. */
@@ -24,6 +29,10 @@ export async function startTestServer(overrides: Partial<Config>): Promise<TestS
   const running = await startServer({ host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides });
   return {
     ...running,
+    authorization: `Bearer ${TOKEN}`,
+    call(method, path, headers = {}) {
+      return fetch(`${running.url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } });
+    },
     post(body, headers = {}) {
       return fetch(`${running.url}/plants`, {
         method: "POST",
