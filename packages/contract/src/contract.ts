@@ -2,13 +2,26 @@ import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { ErrorBody } from "./error.js";
 import { ListPlantsQuery, NewPlant, Plant, PlantIdPath, StoredPlant } from "./plant.js";
+import type { OperationMetadata } from "./scopes.js";
 
 const c = initContract();
 
 const byId = z.object({ id: PlantIdPath });
 
-/** Failures every operation can answer (each needs the bearer token). */
-const failures = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody, 503: ErrorBody } as const;
+/**
+ * Failures every operation can answer: each needs a bearer token (401) with its scope (403) and is
+ * rate-limited per token when the server is configured so (429).
+ */
+const failures = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  429: ErrorBody,
+  500: ErrorBody,
+  503: ErrorBody,
+} as const;
+
+const needs = (scope: OperationMetadata["scope"]) => ({ scope }) satisfies OperationMetadata;
 
 /**
  * The Plant Store API. Response descriptions for the OpenAPI document are in `openapi.ts`
@@ -19,6 +32,7 @@ const failures = { 400: ErrorBody, 401: ErrorBody, 500: ErrorBody, 503: ErrorBod
 export const plantStoreContract = c.router(
   {
     createPlant: {
+      metadata: needs("plants:write"),
       method: "POST",
       path: "/plants",
       summary: "Create a plant",
@@ -28,6 +42,7 @@ export const plantStoreContract = c.router(
       responses: { 200: Plant, ...failures, 408: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
     },
     getPlant: {
+      metadata: needs("plants:read"),
       method: "GET",
       path: "/plants/:id",
       summary: "Read a plant",
@@ -36,6 +51,7 @@ export const plantStoreContract = c.router(
       responses: { 200: StoredPlant, ...failures, 404: ErrorBody },
     },
     listPlants: {
+      metadata: needs("plants:read"),
       method: "GET",
       path: "/plants",
       summary: "List plants",
@@ -45,6 +61,7 @@ export const plantStoreContract = c.router(
       responses: { 200: z.array(StoredPlant), ...failures },
     },
     deletePlant: {
+      metadata: needs("plants:write"),
       method: "DELETE",
       path: "/plants/:id",
       summary: "Delete a plant",

@@ -23,6 +23,8 @@ export const ErrorCode = {
   INVALID_CREDENTIAL: 40102,
   /** The Authorization header is not of the form `Bearer <token>`. */
   MALFORMED_CREDENTIAL: 40103,
+  /** The token is valid but lacks the scope the operation needs (see WWW-Authenticate). */
+  INSUFFICIENT_SCOPE: 40301,
   /** No such path. */
   NOT_FOUND: 40401,
   /** No plant has this id. */
@@ -37,6 +39,8 @@ export const ErrorCode = {
   BODY_TOO_LARGE: 41301,
   /** The body is not `application/json` in UTF-8, or is content-encoded. */
   UNSUPPORTED_MEDIA_TYPE: 41501,
+  /** The token made more requests than its rate limit allows; retry after `Retry-After` seconds. */
+  RATE_LIMITED: 42901,
   /** The request headers are larger than the server accepts. */
   HEADERS_TOO_LARGE: 43101,
   /** An unexpected server fault; details are in the server log under the request id. */

@@ -26,5 +26,6 @@ export {
   TAG_MAX_LENGTH,
   type NewPlantInput,
 } from "./plant.js";
+export { isScope, SCOPES, type OperationMetadata, type Scope } from "./scopes.js";
 export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
 export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

@@ -16,7 +16,7 @@ const committedText = readFileSync(committedPath, "utf8");
 const committed = JSON.parse(committedText) as OpenAPIObject;
 
 const REGENERATE = "`pnpm openapi` at the repository root (it builds the contract, then rewrites the file)";
-const CONTRACT_STATUSES = ["200", "400", "401", "408", "409", "413", "415", "500", "503"];
+const CONTRACT_STATUSES = ["200", "400", "401", "403", "408", "409", "413", "415", "429", "500", "503"];
 
 function schemaNamed(name: string): SchemaObject {
   const schema = committed.components?.schemas?.[name];

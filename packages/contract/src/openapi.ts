@@ -32,9 +32,11 @@ const responseDescriptions: Record<OperationId, Record<string, string>> = {
 
 const commonDescriptions: Record<string, string> = {
   401: "The bearer credential is missing, malformed, unknown or revoked (see the WWW-Authenticate header).",
+  403: "The token is valid but lacks the scope this operation needs (INSUFFICIENT_SCOPE; see WWW-Authenticate).",
   408: "The body did not arrive within the server's body timeout.",
   413: "The body is larger than the server's limit.",
   415: "The body is not application/json in UTF-8, or is content-encoded.",
+  429: "The token is over its rate limit (RATE_LIMITED); retry after the Retry-After header's seconds.",
   500: "Unexpected server error; no internals are disclosed.",
   503: "Storage is unavailable; retry after the Retry-After header's seconds.",
 };
@@ -66,6 +68,12 @@ const commonHeaders: Record<string, Record<string, ReturnType<typeof header>>> =
       'RFC 6750 challenge: Bearer realm="plantstore", with error="invalid_token" or error="invalid_request" when a credential was sent.',
     ),
   },
+  403: {
+    "WWW-Authenticate": header(
+      'RFC 6750 challenge: Bearer realm="plantstore", error="insufficient_scope", scope="<the scope needed>".',
+    ),
+  },
+  429: { "Retry-After": header("Seconds until the token's rate-limit window resets.", { type: "integer" }) },
   503: { "Retry-After": header("Seconds to wait before retrying.", { type: "integer" }) },
 };
 
