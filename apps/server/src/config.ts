@@ -1,4 +1,5 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
+import { parseTokenEntry } from "./tokens/scopes.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -7,7 +8,10 @@ export interface Config {
   host: string;
   port: number;
   databaseUrl: string;
+  /** `PLANTSTORE_TOKENS` entries: `<token>` or `<token>:<scope>+<scope>` (see tokens/scopes.ts). */
   tokens: string[];
+  /** Requests per token per window, per instance; undefined when off. */
+  rateLimit?: RateLimit;
   logLevel: LogLevel;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
@@ -15,6 +19,11 @@ export interface Config {
   pgPoolMax: number;
   pgConnectionTimeoutMs: number;
   pgIdleTimeoutMs: number;
+}
+
+export interface RateLimit {
+  quota: number;
+  windowSeconds: number;
 }
 
 const DEFAULT_DATABASE_URL = "sqlite:./data/plantstore.db";
@@ -48,24 +57,33 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-/** What a bearer token may be (RFC 6750 b64token), at least 16 characters so that it is not guessable. */
-const TOKEN_PATTERN = /^(?=.{16,512}$)[A-Za-z0-9\-._~+/]+=*$/;
-
 function tokens(env: Env): string[] {
-  const raw = env.PLANTSTORE_TOKENS ?? "";
-  const list = raw
+  const list = (env.PLANTSTORE_TOKENS ?? "")
     .split(",")
-    .map((token) => token.trim())
-    .filter((token) => token !== "");
-  for (const [index, token] of list.entries()) {
-    if (!TOKEN_PATTERN.test(token)) {
-      // Never echo the token itself.
-      throw new ConfigError(
-        `PLANTSTORE_TOKENS entry #${index + 1} must be 16–512 characters of A–Z a–z 0–9 - . _ ~ + / (then optional =)`,
-      );
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  for (const [index, entry] of list.entries()) {
+    try {
+      parseTokenEntry(entry);
+    } catch (error) {
+      // The message never echoes the token itself.
+      throw new ConfigError(`PLANTSTORE_TOKENS entry #${index + 1} ${(error as Error).message}`);
     }
   }
   return list;
+}
+
+const WINDOW_UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600 };
+
+/** `<requests>/<window>`: `100/1s`, `6000/1m`, `20000/1h` (the window's number may be left out: `100/s`). */
+function rateLimit(env: Env): RateLimit | undefined {
+  const raw = env.PLANTSTORE_RATE_LIMIT?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smh])$/.exec(raw);
+  if (match === null) {
+    throw new ConfigError(`PLANTSTORE_RATE_LIMIT must be <requests>/<window> such as 100/1s or 6000/1m, got "${raw}"`);
+  }
+  return { quota: Number(match[1]), windowSeconds: Number(match[2] ?? 1) * WINDOW_UNITS[match[3]!]! };
 }
 
 function databaseUrl(env: Env): string {
@@ -91,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, "PORT", defaultConfig.port, 0, 65535),
     databaseUrl: databaseUrl(env),
     tokens: tokens(env),
+    rateLimit: rateLimit(env),
     logLevel: logLevel(env),
     bodyLimitBytes: integer(env, "PLANTSTORE_BODY_LIMIT_BYTES", defaultConfig.bodyLimitBytes, 1024, 1024 * 1024),
     bodyTimeoutMs: integer(env, "PLANTSTORE_BODY_TIMEOUT_MS", defaultConfig.bodyTimeoutMs, 100, 600_000),

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/contract";
 import { defaultConfig, type Config } from "./config.js";
 import { createPipeline } from "./http/pipeline.js";
+import { RateLimiter } from "./http/rate-limit.js";
 import { createLogger, type Logger } from "./logger.js";
+import { Metrics } from "./metrics.js";
 import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
 import { createFirstRunToken } from "./tokens/first-run-token.js";
@@ -52,11 +54,13 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
   const config: Config = { ...defaultConfig, ...overrides };
   const logger = createLogger(config.logLevel);
+  const metrics = new Metrics();
   const storage = await openStorage(config.databaseUrl, {
     poolMax: config.pgPoolMax,
     connectionTimeoutMs: config.pgConnectionTimeoutMs,
     idleTimeoutMs: config.pgIdleTimeoutMs,
     logger,
+    observeBatch: (size, seconds) => metrics.observeBatch(size, seconds),
   });
   let shuttingDown = false;
   try {
@@ -66,7 +70,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const pipeline = createPipeline({
       storage,
       tokens: verifier,
+      limiter: config.rateLimit && new RateLimiter(config.rateLimit),
       logger,
+      metrics,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.bodyTimeoutMs,
       openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),

@@ -105,7 +105,7 @@ describe("bearer authentication", () => {
   it("accepts a token created in the database, and refuses it once revoked", async () => {
     const { hashToken } = await import("../src/tokens/token-hash.js");
     const token = "db-token-abcdefghijklmnop";
-    const info = await server.storage.tokens.add(hashToken(token), "test");
+    const info = await server.storage.tokens.add(hashToken(token), "test", ["plants:write"]);
     // A new token is seen within the refresh interval (1 s); misses re-read the table at most 4×/s.
     await waitFor(
       "the new token to be accepted",

@@ -4,6 +4,7 @@ import { ErrorCode } from "@plantstore/contract";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createPipeline } from "../src/http/pipeline.js";
 import { createLogger } from "../src/logger.js";
+import { Metrics } from "../src/metrics.js";
 import { openStorage } from "../src/store/open-storage.js";
 import { StorageUnavailableError, type Storage } from "../src/store/storage.js";
 import { sqliteBackend } from "../src/test-support/databases.js";
@@ -45,7 +46,9 @@ async function serve(faults: Faults): Promise<string> {
   const pipeline = createPipeline({
     storage: faults.storage?.(storage) ?? storage,
     tokens: faults.verifier?.(verifier) ?? verifier,
+    limiter: undefined,
     logger,
+    metrics: new Metrics(),
     bodyLimitBytes: 16_384,
     bodyTimeoutMs: 5_000,
     openApiJson: "{}",
@@ -115,11 +118,11 @@ describe("a fault in a step of the request path", () => {
   it.each([
     [
       "throws",
-      (): boolean => {
+      (): never => {
         throw new TypeError("boom");
       },
     ],
-    ["rejects", (): Promise<boolean> => Promise.reject(new TypeError("boom"))],
+    ["rejects", (): Promise<never> => Promise.reject(new TypeError("boom"))],
   ])("is a JSON 500 when the gate's token check %s, and the server keeps serving", async (_case, failing) => {
     let calls = 0;
     const url = await serve({

@@ -289,7 +289,7 @@ describe("tokens", () => {
     const server = await spawnServer({ DATABASE_URL: env.DATABASE_URL, PLANTSTORE_TOKENS: "" });
     expect(server.output()).not.toContain("created an API token");
     expect(await create(server.url, 1n, token)).toBe(200);
-    expect(tokens("list").stdout).toMatch(/^1\tci\tcreated \S+\tactive\n$/);
+    expect(tokens("list").stdout).toMatch(/^1\tci\tplants:read plants:write metrics:read\tcreated \S+\tactive\n$/);
     expect(tokens("revoke", "1").status).toBe(0);
     // Running servers re-read the token table every second: wait for the refusal, not for a time.
     await waitFor("the revoked token to be refused", async () => (await create(server.url, 2n, token)) === 401);

@@ -1,40 +1,71 @@
+import { parseArgs } from "node:util";
+import { SCOPES } from "@plantstore/contract";
 import type { Storage } from "../store/storage.js";
+import { ALL_SCOPES, formatScopes, parseScopes } from "../tokens/scopes.js";
 import { generateToken, hashToken } from "../tokens/token-hash.js";
 
 const USAGE = `usage: plantstore-server tokens <command>
-  list              list tokens (id, label, created, revoked); tokens themselves are never shown
-  create [label]    create a token and print it once
-  revoke <id>       revoke a token; running servers refuse it within a second`;
+  list                                  list tokens (id, label, scopes, created, revoked); never the tokens
+  create [label] [--scopes a,b]         create a token and print it once; scopes (default: all):
+                                        ${SCOPES.join(", ")}
+  revoke <id>                           revoke a token; running servers refuse it within a second`;
 
-/** `tokens list | create | revoke`: token administration against the configured DATABASE_URL. */
+class UsageError extends Error {}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options: { scopes: { type: "string" } } });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** `tokens list | create | revoke`: token administration against the configured DATABASE_URL. Exit codes: 0, 1 (no such token), 2 (usage). */
 export async function runTokensCommand(args: string[], storage: Storage, out = process.stdout): Promise<number> {
-  const [command, argument] = args;
-  switch (command) {
-    case "list": {
-      for (const token of await storage.tokens.list()) {
-        out.write(
-          `${token.id}\t${token.label}\tcreated ${token.createdAt}\t${token.revokedAt ? `revoked ${token.revokedAt}` : "active"}\n`,
-        );
-      }
-      return 0;
-    }
-    case "create": {
-      const token = generateToken();
-      const info = await storage.tokens.add(hashToken(token), argument ?? "cli");
-      out.write(`${token}\n`);
-      process.stderr.write(`created token ${info.id} (${info.label}); it is shown only this once\n`);
-      return 0;
-    }
-    case "revoke": {
-      if (argument === undefined || !/^\d+$/.test(argument)) break;
-      if (await storage.tokens.revoke(Number(argument))) {
-        process.stderr.write(`revoked token ${argument}\n`);
+  try {
+    const { positionals, values } = parse(args);
+    const [command, argument, extra] = positionals;
+    if (extra !== undefined || (values.scopes !== undefined && command !== "create")) throw new UsageError("");
+    switch (command) {
+      case "list": {
+        for (const token of await storage.tokens.list()) {
+          const state = token.revokedAt ? `revoked ${token.revokedAt}` : "active";
+          out.write(
+            `${token.id}\t${token.label}\t${formatScopes(token.scopes)}\tcreated ${token.createdAt}\t${state}\n`,
+          );
+        }
         return 0;
       }
-      process.stderr.write(`no active token with id ${argument}\n`);
-      return 1;
+      case "create": {
+        let scopes = ALL_SCOPES;
+        try {
+          if (values.scopes !== undefined) scopes = parseScopes(values.scopes.split(",").map((name) => name.trim()));
+        } catch (error) {
+          throw new UsageError(`--scopes: ${(error as Error).message}`);
+        }
+        const token = generateToken();
+        const info = await storage.tokens.add(hashToken(token), argument ?? "cli", scopes);
+        out.write(`${token}\n`);
+        process.stderr.write(
+          `created token ${info.id} (${info.label}) with scopes ${formatScopes(info.scopes)}; it is shown only this once\n`,
+        );
+        return 0;
+      }
+      case "revoke": {
+        if (argument === undefined || !/^\d+$/.test(argument)) throw new UsageError("");
+        if (await storage.tokens.revoke(Number(argument))) {
+          process.stderr.write(`revoked token ${argument}\n`);
+          return 0;
+        }
+        process.stderr.write(`no active token with id ${argument}\n`);
+        return 1;
+      }
+      default:
+        throw new UsageError("");
     }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(error.message === "" ? `${USAGE}\n` : `plantstore-server tokens: ${error.message}\n`);
+    return 2;
   }
-  process.stderr.write(`${USAGE}\n`);
-  return 2;
 }

@@ -30,12 +30,16 @@ export function jsonHead(json: string, own: readonly string[] = []): string[] {
 }
 
 /**
- * The one writer of answers with a body (routes, probes, every Error). `writeHead` merges in the
- * headers the request context set; Node itself leaves the body out of an answer to HEAD.
+ * The one writer of answers with a body (routes, probes, metrics, every Error). `writeHead` merges
+ * in the headers the request context set; Node itself leaves the body out of an answer to HEAD.
  */
+export function send(res: ServerResponse, status: number, head: string[], body: string): void {
+  res.writeHead(status, head);
+  res.end(body);
+}
+
 export function sendJson(res: ServerResponse, status: number, json: string, own?: readonly string[]): void {
-  res.writeHead(status, jsonHead(json, own));
-  res.end(json);
+  send(res, status, jsonHead(json, own), json);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 
 /** A client-sent X-Request-Id is honoured only when it is short and plain (it ends up in logs). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -18,6 +19,8 @@ declare module "node:http" {
   interface IncomingMessage {
     /** Set by the request context for every request; echoed as X-Request-Id and logged. */
     requestId: string;
+    /** The operation routing found (`unmatched` until then): a bounded label for logs and metrics. */
+    operationId: string;
   }
 }
 
@@ -35,6 +38,7 @@ export function pathOf(url: string): string {
 
 export interface AccessLogLine {
   requestId: string;
+  operation: string;
   method: string | undefined;
   path: string | undefined;
   status: number;
@@ -45,9 +49,14 @@ export interface AccessLogLine {
   parserError?: string;
 }
 
-/** The one access-log line of a request. */
-export function logRequest(logger: Logger, line: AccessLogLine): void {
-  logger.info(line, "request");
+/** Records a finished request: its one access-log line, and its count and latency in the metrics. */
+export type RequestRecorder = (line: AccessLogLine) => void;
+
+export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecorder {
+  return (line) => {
+    logger.info(line, "request");
+    metrics.observeRequest(line.operation, line.status, line.ms);
+  };
 }
 
 export function elapsedMs(startedAt: number): number {
@@ -58,10 +67,16 @@ export function elapsedMs(startedAt: number): number {
  * Step 1 of every request: a request id (echoed), the security headers, and one access-log line
  * when the exchange is over (answered, or the client went away).
  */
-export function beginRequest(req: IncomingMessage, res: ServerResponse, logger: Logger, shuttingDown: boolean): void {
+export function beginRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecorder,
+  shuttingDown: boolean,
+): void {
   const startedAt = performance.now();
   const requestId = requestIdOf(req);
   req.requestId = requestId;
+  req.operationId = "unmatched";
   res.setHeader("X-Request-Id", requestId);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
   // Once shutdown has begun, no connection is kept alive past its current answer.
@@ -69,12 +84,13 @@ export function beginRequest(req: IncomingMessage, res: ServerResponse, logger: 
   res.once("close", () => {
     const line: AccessLogLine = {
       requestId,
+      operation: req.operationId,
       method: req.method,
       path: pathOf(req.url ?? ""),
       status: res.statusCode,
       ms: elapsedMs(startedAt),
     };
     if (!res.writableFinished) line.aborted = true;
-    logRequest(logger, line);
+    record(line);
   });
 }

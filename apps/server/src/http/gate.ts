@@ -1,7 +1,9 @@
-import type { IncomingMessage } from "node:http";
-import { ErrorCode } from "@plantstore/contract";
-import type { TokenVerifier } from "../tokens/token-verifier.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ErrorCode, SCOPES, type Scope } from "@plantstore/contract";
+import type { Metrics } from "../metrics.js";
+import type { Credential, TokenVerifier } from "../tokens/token-verifier.js";
 import { ApiError } from "./answer.js";
+import { RateLimiter } from "./rate-limit.js";
 import type { Operation } from "./routing.js";
 
 const REALM = 'Bearer realm="plantstore"';
@@ -30,20 +32,44 @@ const MALFORMED = new ApiError(
 );
 const INVALID = new ApiError(ErrorCode.INVALID_CREDENTIAL, "the bearer token is not valid", challenge("invalid_token"));
 
-const valid = (ok: boolean): ApiError | undefined => (ok ? undefined : INVALID);
+/** 403 for each scope: constants, like the other refusals. */
+const INSUFFICIENT = Object.fromEntries(
+  SCOPES.map((scope) => [
+    scope,
+    new ApiError(ErrorCode.INSUFFICIENT_SCOPE, `the bearer token lacks the scope this operation needs: ${scope}`, {
+      "WWW-Authenticate": `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    }),
+  ]),
+) as Record<Scope, ApiError>;
+
+export interface GateDependencies {
+  verifier: TokenVerifier;
+  /** Undefined when rate limiting is off. */
+  limiter: RateLimiter | undefined;
+  metrics: Metrics;
+}
 
 /**
- * Step 3: the bearer check, from the Authorization header alone and before anything reads the
- * body, so an unauthenticated request never learns whether its body was valid. Resolves to the
- * refusal to answer, or undefined to go on. Synchronous unless a miss makes the verifier re-read
- * the token table. Tokens in the query string or the body are never looked at.
+ * Step 3: the bearer token, from the Authorization header alone and before anything reads the
+ * body, so an unauthenticated request never learns whether its body was valid. In order:
+ *
+ * - the credential: none or another scheme, malformed, unknown or revoked → 401 with the RFC 6750
+ *   challenge;
+ * - its rate limit, when one is set: every answer to a valid token carries RateLimit-Policy and
+ *   RateLimit; over the limit → 429 with Retry-After (a token without the scope is counted too);
+ * - its scope: the one the operation needs (from the contract) → else 403 insufficient_scope.
+ *
+ * Resolves to the refusal to answer, or undefined to go on. Synchronous unless a miss makes the
+ * verifier re-read the token table. Tokens in the query string or the body are never looked at.
  */
 export function checkGate(
   req: IncomingMessage,
+  res: ServerResponse,
   operation: Operation,
-  verifier: TokenVerifier,
+  deps: GateDependencies,
 ): ApiError | undefined | Promise<ApiError | undefined> {
-  if (!operation.authenticated) return undefined;
+  const { scope } = operation;
+  if (scope === undefined) return undefined;
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === "") return MISSING;
   const match = BEARER.exec(header);
@@ -51,6 +77,21 @@ export function checkGate(
     // Another scheme (Basic, Digest…) means no bearer credential was sent at all.
     return SCHEME.test(header) && !BEARER_SCHEME.test(header) ? OTHER_SCHEME : MALFORMED;
   }
-  const verdict = verifier.verify(match[1]!);
-  return typeof verdict === "boolean" ? valid(verdict) : verdict.then(valid);
+  const admit = (credential: Credential | undefined): ApiError | undefined => {
+    if (credential === undefined) return INVALID;
+    if (deps.limiter !== undefined) {
+      const decision = deps.limiter.take(credential.key);
+      res.setHeader("RateLimit-Policy", deps.limiter.policy);
+      res.setHeader("RateLimit", RateLimiter.header(decision));
+      if (!decision.allowed) {
+        deps.metrics.countRateLimited();
+        return new ApiError(ErrorCode.RATE_LIMITED, `rate limit exceeded; retry in ${decision.resetSeconds} s`, {
+          "Retry-After": String(decision.resetSeconds),
+        });
+      }
+    }
+    return credential.scopes.has(scope) ? undefined : INSUFFICIENT[scope];
+  };
+  const credential = deps.verifier.verify(match[1]!);
+  return credential instanceof Promise ? credential.then(admit) : admit(credential);
 }

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { ErrorCode } from "@plantstore/contract";
-import type { Logger } from "../logger.js";
 import { ApiError, jsonHead } from "./answer.js";
-import { logRequest, pathOf, SECURITY_HEADERS } from "./context.js";
+import { pathOf, SECURITY_HEADERS, type RequestRecorder } from "./context.js";
 
 const HEADERS_TOO_LARGE = new ApiError(ErrorCode.HEADERS_TOO_LARGE, "the request headers are too large");
 const TIMED_OUT = new ApiError(ErrorCode.REQUEST_TIMEOUT, "the request did not arrive in time");
@@ -28,7 +27,7 @@ function requestLineOf(rawPacket: Buffer | undefined): { method?: string; path?:
  * limit) never become a request object. They still get what every answer gets: the JSON Error, a
  * request id, the security headers and one access-log line; then the connection closes.
  */
-export function answerParserErrors(logger: Logger) {
+export function answerParserErrors(record: RequestRecorder) {
   return function answerParserError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -41,8 +40,9 @@ export function answerParserErrors(logger: Logger) {
     for (let i = 0; i < head.length; i += 2) answer += `${head[i]}: ${head[i + 1]}\r\n`;
     socket.end(`${answer}\r\n${refusal.body}`);
     const { method, path } = requestLineOf(error.rawPacket);
-    logRequest(logger, {
+    record({
       requestId,
+      operation: "unparsed",
       method,
       path,
       status: refusal.status,

@@ -4,17 +4,20 @@ import { plantStoreContract, stringifyExactJson } from "@plantstore/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics.js";
 import type { Storage } from "../store/storage.js";
 import type { TokenVerifier } from "../tokens/token-verifier.js";
 import { sendError } from "./answer.js";
 import { readBody, unreadBodyIsLarge } from "./body.js";
-import { beginRequest } from "./context.js";
+import { beginRequest, requestRecorder } from "./context.js";
 import { answerFault } from "./faults.js";
 import { checkGate } from "./gate.js";
 import { createLeanExpressApp } from "./lean-express.js";
 import { answerParserErrors } from "./parser-errors.js";
 import { plantRoutes } from "./routes/plants.js";
 import { readQuery } from "./query.js";
+import type { RateLimiter } from "./rate-limit.js";
+import { metricsRoute } from "./routes/metrics.js";
 import { probeRoutes } from "./routes/probes.js";
 import { contractOperations, Routes, type Operation } from "./routing.js";
 import { validationRefusal } from "./validation.js";
@@ -22,7 +25,10 @@ import { validationRefusal } from "./validation.js";
 export interface PipelineDependencies {
   storage: Storage;
   tokens: TokenVerifier;
+  /** Per-token request limits; undefined when off. */
+  limiter: RateLimiter | undefined;
   logger: Logger;
+  metrics: Metrics;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
   /** The OpenAPI document, serialized once at start. */
@@ -44,9 +50,9 @@ export interface Pipeline {
  * The whole path of a request, in the order it runs. Each step is a function in the file named
  * after it; a step that refuses the request answers it and the path ends there.
  *
- *   1. context     context.ts        request id, security headers, one access-log line
+ *   1. context     context.ts        request id, security headers, one log line and metrics
  *   2. route       routing.ts        which operation (from the contract): 404, 405
- *   3. gate        gate.ts           bearer token, before the body is read: 401
+ *   3. gate        gate.ts           bearer token, rate limit, scope, before the body is read: 401 429 403
  *   4. input       query.ts          query parameters: unknown or repeated ones 400
  *                  body.ts           media type, size, deadline, UTF-8, exact JSON: 400 408 413 415
  *   5. validation  validation.ts     the contract's schemas, applied by ts-rest: 400 naming the field
@@ -58,11 +64,14 @@ export interface Pipeline {
  */
 export function createPipeline(deps: PipelineDependencies): Pipeline {
   const { logger } = deps;
+  const record = requestRecorder(logger, deps.metrics);
   const fault = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => answerFault(req, res, error, logger);
+  const gate = { verifier: deps.tokens, limiter: deps.limiter, metrics: deps.metrics };
+  const bodyLimits = { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs };
 
   // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
   const { app: contractApp, serverOptions } = createLeanExpressApp(stringifyExactJson);
-  createExpressEndpoints(plantStoreContract, plantRoutes(deps.storage), contractApp, {
+  createExpressEndpoints(plantStoreContract, plantRoutes(deps.storage, deps.metrics), contractApp, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
@@ -73,22 +82,27 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
 
   // Requests and responses are born with Express's prototypes (serverOptions), so they are its own.
   const intoExpress: Operation["handle"] = (req, res, fail) => contractApp(req as Request, res as Response, fail);
-  const routes = new Routes([...contractOperations(plantStoreContract, intoExpress), ...probeRoutes(deps)]);
+  const routes = new Routes([
+    ...contractOperations(plantStoreContract, intoExpress),
+    ...probeRoutes(deps),
+    metricsRoute(deps.metrics),
+  ]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    beginRequest(req, res, logger, deps.isShuttingDown()); // 1. context
+    beginRequest(req, res, record, deps.isShuttingDown()); // 1. context
 
     const operation = routes.match(req); // 2. route
     if (!("handle" in operation)) return sendError(res, operation);
+    req.operationId = operation.id;
 
-    const refusal = await checkGate(req, operation, deps.tokens); // 3. gate
+    const refusal = await checkGate(req, res, operation, gate); // 3. gate
     if (refusal !== undefined) return sendError(res, refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });
 
-    const query = readQuery(req, operation); // 4. query and body
+    const query = readQuery(req, operation); // 4. input: query, then body
     if (!query.ok) return sendError(res, query.refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });
     (req as IncomingMessage & { query: unknown }).query = query.value;
     if (operation.hasBody) {
-      const body = await readBody(req, { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs });
+      const body = await readBody(req, bodyLimits);
       if (!body.ok) return sendError(res, body.refusal, { close: body.close });
       (req as IncomingMessage & { body: unknown }).body = body.value;
     }
@@ -99,6 +113,6 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   return {
     serverOptions,
     handleRequest: (req, res) => void handle(req, res).catch(fault(req, res)),
-    handleParserError: answerParserErrors(logger),
+    handleParserError: answerParserErrors(record),
   };
 }

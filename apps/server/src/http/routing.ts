@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isScope, type OperationMetadata, type Scope } from "@plantstore/contract";
 import { isAppRoute, type AppRouter } from "@ts-rest/core";
 import { z } from "zod";
 import { methodNotAllowed, notFound, type ApiError } from "./answer.js";
@@ -11,8 +12,8 @@ export interface Operation {
   readonly method: "GET" | "POST" | "DELETE";
   /** Express-style path: `/plants/:id`. */
   readonly path: string;
-  /** Needs a bearer token (every operation of the contract does; probes and documents do not). */
-  readonly authenticated: boolean;
+  /** The scope a bearer token needs for it (every contract operation has one); undefined: public. */
+  readonly scope: Scope | undefined;
   /** Carries a JSON body, read before validation. */
   readonly hasBody: boolean;
   /** The query parameters it takes (from the contract), any other being refused; "any" for public routes. */
@@ -21,19 +22,21 @@ export interface Operation {
   readonly handle: (req: IncomingMessage, res: ServerResponse, fail: (error: unknown) => void) => void;
 }
 
-/** The contract's operations as a list: id, method, path, query parameters, whether a body comes with them. */
+/** The contract's operations as a list: id, method, path, scope, query parameters, whether a body comes with them. */
 export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
   return Object.entries(contract).map(([id, route]) => {
     if (!isAppRoute(route)) throw new Error(`the contract must be flat; ${id} is a nested router`);
     if (route.method !== "GET" && route.method !== "POST" && route.method !== "DELETE") {
       throw new Error(`${id}: method ${route.method} has no route here`);
     }
+    const { scope } = (route.metadata ?? {}) as Partial<OperationMetadata>;
+    if (scope === undefined || !isScope(scope)) throw new Error(`${id}: the contract must name the scope it needs`);
     const queryNames = new Set(route.query instanceof z.ZodObject ? Object.keys(route.query.shape as object) : []);
     return {
       id,
       method: route.method,
       path: route.path,
-      authenticated: true,
+      scope,
       hasBody: "body" in route,
       queryNames,
       handle,

@@ -1,13 +1,5 @@
-import type { Logger } from "../logger.js";
 import { openSqliteStorage } from "./sqlite/storage.js";
-import type { Storage } from "./storage.js";
-
-export interface StorageOptions {
-  poolMax: number;
-  connectionTimeoutMs: number;
-  idleTimeoutMs: number;
-  logger: Logger;
-}
+import type { Storage, StorageOptions } from "./storage.js";
 
 /** DATABASE_URL → the backend: `sqlite:` (embedded, the default) or `postgres://` (shared by instances). */
 export async function openStorage(databaseUrl: string, options: StorageOptions): Promise<Storage> {
@@ -16,5 +8,5 @@ export async function openStorage(databaseUrl: string, options: StorageOptions):
     const { openPostgresStorage } = await import("./postgres/storage.js");
     return openPostgresStorage(databaseUrl, options);
   }
-  return openSqliteStorage(databaseUrl);
+  return openSqliteStorage(databaseUrl, options.observeBatch);
 }

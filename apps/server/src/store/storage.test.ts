@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { describe, it } from "vitest";
-import { openStorage, type StorageOptions } from "./open-storage.js";
+import { openStorage } from "./open-storage.js";
+import type { StorageOptions } from "./storage.js";
 import { createTestSchema, resolvePostgresTestTarget } from "../test-support/test-database.js";
 import { describeStorage } from "../test-support/storage-suite.js";
 

@@ -1,4 +1,5 @@
-import type { NewPlant, StoredPlant } from "@plantstore/contract";
+import type { NewPlant, Scope, StoredPlant } from "@plantstore/contract";
+import type { Logger } from "../logger.js";
 
 export type { StoredPlant };
 
@@ -42,21 +43,40 @@ export interface PlantRepository {
 export interface TokenInfo {
   id: number;
   label: string;
+  scopes: Scope[];
   createdAt: string;
   revokedAt?: string;
 }
 
-/** API tokens, kept only as SHA-256 hashes. */
+export interface ActiveToken {
+  id: number;
+  hash: Buffer;
+  scopes: Scope[];
+}
+
+/** API tokens, kept only as SHA-256 hashes, each with the scopes it grants. */
 export interface TokenRepository {
-  /** The hashes of every token that is not revoked. */
-  activeHashes(): Promise<Buffer[]>;
-  add(hash: Buffer, label: string): Promise<TokenInfo>;
-  /** Adds the token only when no active token exists (first start); atomic across processes. */
+  /** Every token that is not revoked: its id, hash and scopes. */
+  activeTokens(): Promise<ActiveToken[]>;
+  add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo>;
+  /** Adds a token with every scope only when no active token exists (first start); atomic across processes. */
   addIfNoneActive(hash: Buffer, label: string): Promise<boolean>;
   /** Marks the token revoked; false when there is no such active token. */
   revoke(id: number): Promise<boolean>;
   list(): Promise<TokenInfo[]>;
 }
+
+/** How storage is opened: the PostgreSQL pool's settings (SQLite ignores them) and what to tell whom. */
+export interface StorageOptions {
+  poolMax: number;
+  connectionTimeoutMs: number;
+  idleTimeoutMs: number;
+  logger: Logger;
+  /** Told of every group-commit batch: how many writes, and how long the commit took. */
+  observeBatch?: BatchObserver;
+}
+
+export type BatchObserver = (size: number, seconds: number) => void;
 
 export interface Storage {
   readonly kind: "sqlite" | "postgres";

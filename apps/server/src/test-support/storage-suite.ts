@@ -266,7 +266,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         );
         await first.plants.create({ id: 1000n, name: "deleted" });
         expect((await first.plants.delete(1000n)).kind).toBe("deleted");
-        const token = await first.tokens.add(hash(1), "ops");
+        const token = await first.tokens.add(hash(1), "ops", ["plants:read"]);
         await first.close();
         const again = await open();
         expect(await again.plants.count()).toBe(100);
@@ -297,20 +297,24 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
     });
 
     describe("tokens", () => {
-      it("adds, lists and revokes tokens", async () => {
+      it("adds, lists and revokes tokens, each with its scopes", async () => {
         const storage = await open();
-        const ops = await storage.tokens.add(hash(1), "ops");
-        const ci = await storage.tokens.add(hash(2), "ci");
-        expect(ops).toMatchObject({ label: "ops" });
+        const ops = await storage.tokens.add(hash(1), "ops", ["metrics:read"]);
+        const ci = await storage.tokens.add(hash(2), "ci", ["plants:read", "plants:write"]);
+        expect(ops).toMatchObject({ label: "ops", scopes: ["metrics:read"] });
+        expect(ci.scopes).toEqual(["plants:read", "plants:write"]);
         expect(ops.revokedAt).toBeUndefined();
         expect(new Date(ops.createdAt).toISOString()).toBe(ops.createdAt);
         expect(ci.id).not.toBe(ops.id);
-        expect((await storage.tokens.activeHashes()).map((h) => h[0]).sort()).toEqual([1, 2]);
+        expect((await storage.tokens.activeTokens()).map((t) => [t.hash[0], t.scopes]).sort()).toEqual([
+          [1, ["metrics:read"]],
+          [2, ["plants:read", "plants:write"]],
+        ]);
 
         expect(await storage.tokens.revoke(ops.id)).toBe(true);
         expect(await storage.tokens.revoke(ops.id)).toBe(false);
         expect(await storage.tokens.revoke(123_456)).toBe(false);
-        expect((await storage.tokens.activeHashes()).map((h) => h[0])).toEqual([2]);
+        expect((await storage.tokens.activeTokens()).map((t) => t.hash[0])).toEqual([2]);
         const listed = await storage.tokens.list();
         expect(listed.map((t) => [t.label, t.revokedAt !== undefined])).toEqual([
           ["ops", true],
@@ -322,7 +326,10 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         const storage = await open();
         expect(await storage.tokens.addIfNoneActive(hash(1), "first run")).toBe(true);
         expect(await storage.tokens.addIfNoneActive(hash(2), "first run")).toBe(false);
-        expect((await storage.tokens.activeHashes()).length).toBe(1);
+        // The first-run token may do everything.
+        expect((await storage.tokens.activeTokens()).map((t) => t.scopes)).toEqual([
+          ["plants:read", "plants:write", "metrics:read"],
+        ]);
         const [first] = await storage.tokens.list();
         expect(await storage.tokens.revoke(first!.id)).toBe(true);
         expect(await storage.tokens.addIfNoneActive(hash(3), "first run")).toBe(true);
@@ -334,7 +341,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
           Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).tokens.addIfNoneActive(hash(i + 1), `r${i}`)),
         );
         expect(results.filter(Boolean)).toHaveLength(1);
-        expect(await first.tokens.activeHashes()).toHaveLength(1);
+        expect(await first.tokens.activeTokens()).toHaveLength(1);
         expect(await second.tokens.list()).toHaveLength(1);
       });
     });

@@ -1,6 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
+import type { Scope } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { TokenRepository } from "../store/storage.js";
+import { parseTokenEntry } from "./scopes.js";
 import { hashToken } from "./token-hash.js";
 
 /** How long a token added or revoked in the database may take to be seen by a running server. */
@@ -8,15 +9,29 @@ const REFRESH_INTERVAL_MS = 1_000;
 /** A miss re-reads the table at most this often, so a flood of bad tokens cannot flood the database. */
 const MISS_REFRESH_MIN_INTERVAL_MS = 250;
 
+/** What a valid token is to the gate: what it may do, and a stable key to count its requests by. */
+export interface Credential {
+  /** The token's SHA-256 digest (base64): the same for the token across refreshes and restarts. */
+  readonly key: string;
+  readonly scopes: ReadonlySet<Scope>;
+}
+
+function credential(key: string, scopes: readonly Scope[]): Credential {
+  return { key, scopes: new Set(scopes) };
+}
+
 /**
- * Decides whether a presented bearer token is valid. The valid set is PLANTSTORE_TOKENS plus the
- * database's active tokens, held in memory as SHA-256 digests and refreshed every second (so a
- * token revoked with `plantstore-server tokens revoke` stops working within a second).
- * Each check compares the digest with every valid digest in constant time, without early exit.
+ * Decides whether a presented bearer token is valid and what it may do. The valid set is
+ * PLANTSTORE_TOKENS plus the database's active tokens, held in memory by SHA-256 digest and
+ * refreshed every second (so a token revoked with `tokens revoke` stops working within a second).
+ *
+ * Lookup is by digest in a map. Its timing depends only on the digest of what the client sent, and
+ * telling anything about a valid token from it would take a SHA-256 preimage: the digest, not the
+ * token, is what is compared.
  */
 export class TokenVerifier {
-  private configured: Buffer[];
-  private stored: Buffer[] = [];
+  private readonly configured: ReadonlyMap<string, Credential>;
+  private stored: ReadonlyMap<string, Credential> = new Map();
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -26,7 +41,13 @@ export class TokenVerifier {
     private readonly repository: TokenRepository,
     private readonly logger: Logger,
   ) {
-    this.configured = configuredTokens.map(hashToken);
+    this.configured = new Map(
+      configuredTokens.map((entry) => {
+        const { token, scopes } = parseTokenEntry(entry);
+        const key = hashToken(token).toString("base64");
+        return [key, credential(key, scopes)];
+      }),
+    );
   }
 
   async start(): Promise<void> {
@@ -39,26 +60,35 @@ export class TokenVerifier {
     clearInterval(this.timer);
   }
 
-  /** True when the token is valid. Synchronous on a hit; a miss may re-read the table once. */
-  verify(token: string): boolean | Promise<boolean> {
-    const digest = hashToken(token);
-    if (this.matches(digest)) return true;
-    if (Date.now() - this.lastRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return false;
-    return this.refresh().then(() => this.matches(digest));
+  /** The token's credential, or undefined. Synchronous on a hit; a miss may re-read the table once. */
+  verify(token: string): Credential | undefined | Promise<Credential | undefined> {
+    const key = hashToken(token).toString("base64");
+    const found = this.lookup(key);
+    if (found !== undefined || Date.now() - this.lastRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return found;
+    return this.refresh().then(() => this.lookup(key));
   }
 
-  private matches(digest: Buffer): boolean {
-    let found = false;
-    for (const candidate of this.configured) found = timingSafeEqual(candidate, digest) || found;
-    for (const candidate of this.stored) found = timingSafeEqual(candidate, digest) || found;
-    return found;
+  private lookup(key: string): Credential | undefined {
+    return this.configured.get(key) ?? this.stored.get(key);
   }
 
   private refresh(): Promise<void> {
     this.refreshing ??= this.repository
-      .activeHashes()
-      .then((hashes) => {
-        this.stored = hashes.filter((hash) => hash.length === 32);
+      .activeTokens()
+      .then((tokens) => {
+        const next = new Map<string, Credential>();
+        for (const { hash, scopes } of tokens) {
+          if (hash.length !== 32) continue;
+          const key = hash.toString("base64");
+          // Keep the same object while a token is unchanged: nothing is allocated per refresh.
+          const previous = this.stored.get(key);
+          const same =
+            previous !== undefined &&
+            previous.scopes.size === scopes.length &&
+            scopes.every((s) => previous.scopes.has(s));
+          next.set(key, same ? previous : credential(key, scopes));
+        }
+        this.stored = next;
       })
       .catch((error: unknown) => {
         // Keep the last known set: a database hiccup must not lock every client out.

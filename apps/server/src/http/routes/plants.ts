@@ -4,6 +4,7 @@ import { createPlant } from "../../plants/create-plant.js";
 import { deletePlant } from "../../plants/delete-plant.js";
 import { getPlant } from "../../plants/get-plant.js";
 import { listPlants } from "../../plants/list-plants.js";
+import type { Metrics } from "../../metrics.js";
 import type { Storage, StoredPlant } from "../../store/storage.js";
 
 /** ts-rest's router type for the contract (the package does not export its name). */
@@ -29,10 +30,11 @@ function nextPageLink(limit: number, after: bigint, tag: string | undefined): st
  * Step 6 for the contract's operations: validated input → use case → outcome → status, headers
  * and body. ts-rest calls these handlers only with input the contract's schemas accepted.
  */
-export function plantRoutes(storage: Storage): PlantRouter {
+export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
   return initServer().router(plantStoreContract, {
     createPlant: async ({ body, res }) => {
       const outcome = await createPlant(storage.plants, body);
+      metrics.countOutcome(outcome.kind);
       if (outcome.kind === "conflict") {
         const message = `a plant with id ${body.id} already exists with a different name or tag`;
         return { status: 409, body: { error: ErrorCode.ID_CONFLICT, message } };
@@ -55,6 +57,7 @@ export function plantRoutes(storage: Storage): PlantRouter {
 
     deletePlant: async ({ params }) => {
       const outcome = await deletePlant(storage.plants, params.id);
+      if (outcome.kind === "deleted") metrics.countOutcome("deleted");
       return outcome.kind === "deleted" ? { status: 204, body: undefined } : plantNotFound(params.id);
     },
   });

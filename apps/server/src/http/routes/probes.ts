@@ -17,7 +17,7 @@ const publicRoute = (id: string, path: string, handle: Operation["handle"]): Ope
   id,
   method: "GET",
   path,
-  authenticated: false,
+  scope: undefined,
   hasBody: false,
   queryNames: "any",
   handle,

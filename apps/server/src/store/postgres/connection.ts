@@ -1,13 +1,6 @@
 import pg from "pg";
-import type { Logger } from "pino";
+import type { StorageOptions } from "../storage.js";
 import { describeDatabaseError } from "./errors.js";
-
-export interface PostgresPoolOptions {
-  poolMax: number;
-  connectionTimeoutMs: number;
-  idleTimeoutMs: number;
-  logger: Logger;
-}
 
 /** Client-side bound on one query, so that a silently dead connection cannot hang a request. */
 const QUERY_TIMEOUT_MS = 15_000;
@@ -33,7 +26,7 @@ const exactTypes: pg.CustomTypesConfig = {
  */
 const SESSION_SETUP = "SET synchronous_commit TO on";
 
-export function createPool(connectionString: string, options: PostgresPoolOptions): pg.Pool {
+export function createPool(connectionString: string, options: StorageOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: options.poolMax,

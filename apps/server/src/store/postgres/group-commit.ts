@@ -1,7 +1,7 @@
 import type { NewPlant } from "@plantstore/contract";
 import type pg from "pg";
 import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
-import type { CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
+import type { BatchObserver, CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
 import { isUnavailable } from "./errors.js";
 
@@ -71,6 +71,7 @@ export class GroupCommit {
     private readonly db: PostgresDatabase,
     /** Batches in flight at once: fewer than the pool size leaves connections for other queries. */
     private readonly slots: number,
+    private readonly observe: BatchObserver = () => {},
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
@@ -109,6 +110,7 @@ export class GroupCommit {
   }
 
   private async send(batch: PendingWrite[]): Promise<void> {
+    const started = performance.now();
     try {
       if (batch[0]!.kind === "create") {
         const creates = batch as Extract<PendingWrite, { kind: "create" }>[];
@@ -129,6 +131,7 @@ export class GroupCommit {
         );
         deletes.forEach((item, index) => item.resolve(decisions[index]!));
       }
+      this.observe(batch.length, (performance.now() - started) / 1000);
     } catch (error) {
       if (batch.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
         for (const item of batch) item.reject(error);

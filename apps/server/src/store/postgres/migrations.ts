@@ -37,6 +37,12 @@ const MIGRATIONS: readonly Migration[] = [
     // Pages of one tag in id order (GET /plants?tag=…): keyset pagination stays an index range.
     sql: "CREATE INDEX plants_tag_id ON plants (tag, id);",
   },
+  {
+    version: 3,
+    name: "token scopes",
+    // What each token may do; tokens made before scopes existed keep every scope.
+    sql: "ALTER TABLE api_tokens ADD COLUMN scopes text NOT NULL DEFAULT 'plants:read plants:write metrics:read';",
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

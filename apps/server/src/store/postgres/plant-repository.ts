@@ -1,7 +1,14 @@
 import type pg from "pg";
 import type { NewPlant } from "@plantstore/contract";
 import { plantFromRow, type PlantRow } from "../plant-row.js";
-import type { CreateDecision, DeleteDecision, PageQuery, PlantRepository, StoredPlant } from "../storage.js";
+import type {
+  BatchObserver,
+  CreateDecision,
+  DeleteDecision,
+  PageQuery,
+  PlantRepository,
+  StoredPlant,
+} from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
 import { GroupCommit } from "./group-commit.js";
 import { assertStorableText } from "./storable-text.js";
@@ -36,8 +43,9 @@ export class PostgresPlantRepository implements PlantRepository {
   constructor(
     private readonly db: PostgresDatabase,
     batchSlots: number,
+    observeBatch?: BatchObserver,
   ) {
-    this.groupCommit = new GroupCommit(db, batchSlots);
+    this.groupCommit = new GroupCommit(db, batchSlots, observeBatch);
   }
 
   create(plant: NewPlant): Promise<CreateDecision> {

@@ -1,14 +1,14 @@
 import pg from "pg";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { StorageUnavailableError } from "../storage.js";
-import { describePostgresLocation, type PostgresPoolOptions } from "./connection.js";
+import { StorageUnavailableError, type StorageOptions } from "../storage.js";
+import { describePostgresLocation } from "./connection.js";
 import { openPostgresStorage } from "./storage.js";
 import { UnstorableTextError } from "./storable-text.js";
 import { TcpProxy } from "../../test-support/tcp-proxy.js";
 import { createTestSchema, resolvePostgresTestTarget, type TestSchema } from "../../test-support/test-database.js";
 
-const options: PostgresPoolOptions = {
+const options: StorageOptions = {
   poolMax: 4,
   connectionTimeoutMs: 2_000,
   idleTimeoutMs: 30_000,
@@ -86,7 +86,7 @@ if (target.kind === "ready") {
       await client.connect();
       cleanups.push(() => client.end());
       const applied = await client.query("SELECT version FROM plantstore_migrations ORDER BY version");
-      expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     });
 
     it("reports an outage as StorageUnavailableError and recovers by itself when the database is back", async () => {
@@ -106,7 +106,7 @@ if (target.kind === "ready") {
       const during = await Promise.allSettled([
         storage.plants.create({ id: 2n, name: "during" }),
         storage.plants.find(1n),
-        storage.tokens.activeHashes(),
+        storage.tokens.activeTokens(),
       ]);
       for (const result of during) {
         expect(result.status).toBe("rejected");

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import { StorageUnavailableError, type Storage } from "../storage.js";
-import { createPool, describePostgresLocation, type PostgresPoolOptions } from "./connection.js";
+import { StorageUnavailableError, type Storage, type StorageOptions } from "../storage.js";
+import { createPool, describePostgresLocation } from "./connection.js";
 import { PostgresDatabase } from "./database.js";
 import { describeDatabaseError, isUnavailable } from "./errors.js";
 import { applyMigrations } from "./migrations.js";
@@ -17,10 +17,10 @@ export class PostgresStorage implements Storage {
   constructor(
     pool: pg.Pool,
     readonly location: string,
-    createBatchSlots: number,
+    options: StorageOptions,
   ) {
     this.db = new PostgresDatabase(pool);
-    this.plants = new PostgresPlantRepository(this.db, createBatchSlots);
+    this.plants = new PostgresPlantRepository(this.db, createBatchSlotsFor(options), options.observeBatch);
     this.tokens = new PostgresTokenRepository(this.db);
   }
 
@@ -52,7 +52,7 @@ export class PostgresStorage implements Storage {
  * token checks and readiness probes always find one; the rest of the waiting creates queue into
  * the next batch, which is what makes the batches (and the throughput) grow under load.
  */
-function createBatchSlotsFor(options: PostgresPoolOptions): number {
+function createBatchSlotsFor(options: StorageOptions): number {
   return Math.max(1, Math.min(options.poolMax - 1, 2));
 }
 
@@ -61,10 +61,7 @@ function createBatchSlotsFor(options: PostgresPoolOptions): number {
  * instances by an advisory lock). Fails with StorageUnavailableError when PostgreSQL cannot be
  * reached, with a message that names where it looked (never the password).
  */
-export async function openPostgresStorage(
-  connectionString: string,
-  options: PostgresPoolOptions,
-): Promise<PostgresStorage> {
+export async function openPostgresStorage(connectionString: string, options: StorageOptions): Promise<PostgresStorage> {
   const location = describePostgresLocation(connectionString);
   const pool = createPool(connectionString, options);
   try {
@@ -78,7 +75,7 @@ export async function openPostgresStorage(
     }
     throw new Error(`cannot prepare PostgreSQL at ${location}: ${describeDatabaseError(error)}`, { cause: error });
   }
-  const storage = new PostgresStorage(pool, location, createBatchSlotsFor(options));
+  const storage = new PostgresStorage(pool, location, options);
   options.logger.info(
     { location, poolMax: options.poolMax, synchronousCommit: await storage.sessionSetting("synchronous_commit") },
     "PostgreSQL storage ready",

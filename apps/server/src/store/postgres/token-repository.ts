@@ -1,4 +1,6 @@
-import type { TokenInfo, TokenRepository } from "../storage.js";
+import type { Scope } from "@plantstore/contract";
+import type { ActiveToken, TokenInfo, TokenRepository } from "../storage.js";
+import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
 import { SCHEMA_LOCK_KEY, TOKEN_LOCK_CLASS } from "./migrations.js";
 import type { PostgresDatabase } from "./database.js";
 import { inTransaction } from "./transaction.js";
@@ -6,14 +8,20 @@ import { inTransaction } from "./transaction.js";
 interface TokenRow {
   id: number;
   label: string;
+  scopes: string;
   created_at: Date;
   revoked_at: Date | null;
 }
 
-const TOKEN_COLUMNS = "id, label, created_at, revoked_at";
+const TOKEN_COLUMNS = "id, label, scopes, created_at, revoked_at";
 
 function toTokenInfo(row: TokenRow): TokenInfo {
-  const info: TokenInfo = { id: row.id, label: row.label, createdAt: row.created_at.toISOString() };
+  const info: TokenInfo = {
+    id: row.id,
+    label: row.label,
+    scopes: scopesFromColumn(row.scopes),
+    createdAt: row.created_at.toISOString(),
+  };
   if (row.revoked_at !== null) info.revokedAt = row.revoked_at.toISOString();
   return info;
 }
@@ -21,20 +29,22 @@ function toTokenInfo(row: TokenRow): TokenInfo {
 export class PostgresTokenRepository implements TokenRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
-  activeHashes(): Promise<Buffer[]> {
+  activeTokens(): Promise<ActiveToken[]> {
     return this.db.run("read tokens", async (pool) => {
-      const result = await pool.query<{ hash: Buffer }>("SELECT hash FROM api_tokens WHERE revoked_at IS NULL");
-      return result.rows.map((row) => row.hash);
+      const result = await pool.query<{ id: number; hash: Buffer; scopes: string }>(
+        "SELECT id, hash, scopes FROM api_tokens WHERE revoked_at IS NULL",
+      );
+      return result.rows.map((row) => ({ id: row.id, hash: row.hash, scopes: scopesFromColumn(row.scopes) }));
     });
   }
 
-  add(hash: Buffer, label: string): Promise<TokenInfo> {
+  add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo> {
     return this.db.run("add token", async (pool) => {
       // The hash is unique: adding a token that is already known returns the existing entry
       // (revoked or not) instead of failing on the unique index.
       const inserted = await pool.query<TokenRow>(
-        `INSERT INTO api_tokens (hash, label) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
-        [hash, label],
+        `INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
+        [hash, label, scopesToColumn(scopes)],
       );
       const row =
         inserted.rows[0] ??
@@ -54,8 +64,8 @@ export class PostgresTokenRepository implements TokenRepository {
         const active = await client.query("SELECT 1 FROM api_tokens WHERE revoked_at IS NULL LIMIT 1");
         if (active.rowCount !== 0) return false;
         const inserted = await client.query(
-          "INSERT INTO api_tokens (hash, label) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
-          [hash, label],
+          "INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING",
+          [hash, label, ALL_SCOPES_COLUMN],
         );
         return inserted.rowCount === 1;
       }),

@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { NewPlant } from "@plantstore/contract";
 import type { Database } from "better-sqlite3";
 import { decideExisting, plantFromRow } from "../plant-row.js";
-import { StorageUnavailableError, type CreateDecision, type DeleteDecision } from "../storage.js";
+import { StorageUnavailableError, type BatchObserver, type CreateDecision, type DeleteDecision } from "../storage.js";
 import { BatchTransaction, decodeResults, encodeOps, type WriteOp, type WriteResult } from "./batch-transaction.js";
 import type { WriterReply, WriterRequest } from "./writer-thread.js";
 
@@ -55,7 +55,10 @@ export class GroupCommit {
   private flushScheduled = false;
   private closed = false;
 
-  constructor(private readonly writer: BatchWriter) {}
+  constructor(
+    private readonly writer: BatchWriter,
+    private readonly observe: BatchObserver = () => {},
+  ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
     return this.enqueue(["create", plant.id, plant.name, plant.tag ?? null], (result) => createDecision(plant, result));
@@ -102,8 +105,12 @@ export class GroupCommit {
     const batch = this.pending;
     if (batch.length === 0 || this.inFlight) return;
     this.pending = [];
+    const started = performance.now();
     const settled = this.writer.write(batch.map((item) => item.op)).then(
-      (results) => batch.forEach((item, index) => item.settle(results[index]!)),
+      (results) => {
+        this.observe(batch.length, (performance.now() - started) / 1000);
+        batch.forEach((item, index) => item.settle(results[index]!));
+      },
       (error: Error) => batch.forEach((item) => item.reject(error)),
     );
     this.inFlight = settled.finally(() => {

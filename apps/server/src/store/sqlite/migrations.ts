@@ -31,6 +31,13 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX plants_tag_id ON plants (tag, id);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- What each token may do; tokens made before scopes existed keep every scope.
+      ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'plants:read plants:write metrics:read';
+    `,
+  },
 ];
 
 /** Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply each once. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import type { Storage } from "../storage.js";
+import type { BatchObserver, Storage } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { mapSqliteError } from "./errors.js";
 import { GroupCommit, InlineBatchWriter, ThreadBatchWriter } from "./group-commit.js";
@@ -16,7 +16,7 @@ function sqlitePathOf(databaseUrl: string): string {
   return resolve(rest.startsWith("//") ? rest.slice(2) : rest);
 }
 
-export function openSqliteStorage(databaseUrl: string): Storage {
+export function openSqliteStorage(databaseUrl: string, observeBatch?: BatchObserver): Storage {
   const path = sqlitePathOf(databaseUrl);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
@@ -28,7 +28,7 @@ export function openSqliteStorage(databaseUrl: string): Storage {
   }
   // A file is written from a writer thread; an in-memory database exists only for this connection.
   const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
-  const groupCommit = new GroupCommit(writer);
+  const groupCommit = new GroupCommit(writer, observeBatch);
   const plants = new SqlitePlantRepository(db, groupCommit);
   const tokens = new SqliteTokenRepository(db);
   const ping = db.prepare("SELECT 1");

@@ -1,0 +1,84 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+/** Request latency buckets, in seconds: 0.5 ms … 10 s. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+/** Writes per group-commit batch. */
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+
+/** What became of a write: the four outcomes of the plant use cases that change or confirm a plant. */
+export type PlantOutcome = "created" | "replayed" | "conflict" | "deleted";
+
+/**
+ * The server's Prometheus metrics, in a registry of its own (several servers may share a process,
+ * as in the tests). Labels are bounded: an operation id (from the contract, or `unmatched` for
+ * 404/405, `unparsed` for what Node's HTTP parser refused) and a status code; never a path, an id
+ * or a token. Names follow Prometheus conventions (`_total`, `_seconds`).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: "plantstore_http_requests_total",
+    help: "HTTP requests answered, by operation and status.",
+    labelNames: ["operation", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: "plantstore_http_request_duration_seconds",
+    help: "Time from the request's arrival to the end of its answer, by operation and status.",
+    labelNames: ["operation", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly outcomes = new Counter({
+    name: "plantstore_plant_outcomes_total",
+    help: "Plant writes by outcome: created, replayed (an identical create), conflict (409), deleted.",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly batchSize = new Histogram({
+    name: "plantstore_group_commit_batch_size",
+    help: "Writes committed together in one transaction (group commit).",
+    buckets: BATCH_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly commitLatency = new Histogram({
+    name: "plantstore_group_commit_duration_seconds",
+    help: "Time to commit (and sync) one group-commit batch.",
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: "plantstore_rate_limited_requests_total",
+    help: "Requests refused with 429 because their token was over its rate limit.",
+    registers: [this.registry],
+  });
+
+  constructor() {
+    // Event-loop lag, heap, GC, CPU, file descriptors: the standard Node.js process metrics.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(operation: string, status: number, ms: number): void {
+    const labels = { operation, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, ms / 1000);
+  }
+
+  countOutcome(outcome: PlantOutcome): void {
+    this.outcomes.inc({ outcome });
+  }
+
+  observeBatch(size: number, seconds: number): void {
+    this.batchSize.observe(size);
+    this.commitLatency.observe(seconds);
+  }
+
+  countRateLimited(): void {
+    this.rateLimited.inc();
+  }
+
+  /** The exposition text and its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
