@@ -1,5 +1,7 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
 import { parseTokenEntry } from "./tokens/scopes.js";
+import { DEFAULT_RETRY_DELAYS_SECONDS } from "./webhooks/schedule.js";
+import { secretKey } from "./webhooks/signing.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -13,6 +15,13 @@ export interface Config {
   /** Requests per token per window, per instance; undefined when off. */
   rateLimit?: RateLimit;
   logLevel: LogLevel;
+  /** Endpoints that receive every event, signed with `webhookSecret` (PLANTSTORE_WEBHOOK_URLS). */
+  webhookUrls: string[];
+  webhookSecret?: string;
+  /** Seconds between delivery attempts (PLANTSTORE_WEBHOOK_RETRY_DELAYS). */
+  webhookRetryDelaysSeconds: number[];
+  webhookTimeoutMs: number;
+  webhookRetentionHours: number;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -34,6 +43,10 @@ export const defaultConfig: Readonly<Config> = {
   databaseUrl: DEFAULT_DATABASE_URL,
   tokens: [],
   logLevel: "info",
+  webhookUrls: [],
+  webhookRetryDelaysSeconds: DEFAULT_RETRY_DELAYS_SECONDS,
+  webhookTimeoutMs: 15_000,
+  webhookRetentionHours: 168,
   bodyLimitBytes: 16 * 1024,
   bodyTimeoutMs: 10_000,
   shutdownTimeoutMs: 10_000,
@@ -86,6 +99,55 @@ function rateLimit(env: Env): RateLimit | undefined {
   return { quota: Number(match[1]), windowSeconds: Number(match[2] ?? 1) * WINDOW_UNITS[match[3]!]! };
 }
 
+/** Comma-separated http(s) URLs, each at most once. */
+function webhookUrls(env: Env): string[] {
+  const urls = (env.PLANTSTORE_WEBHOOK_URLS ?? "")
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url !== "");
+  for (const [index, url] of urls.entries()) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+      throw new ConfigError(`PLANTSTORE_WEBHOOK_URLS entry #${index + 1} must be an http:// or https:// URL`);
+    }
+    if (urls.indexOf(url) !== index) throw new ConfigError(`PLANTSTORE_WEBHOOK_URLS lists ${parsed.origin}… twice`);
+  }
+  return urls;
+}
+
+function webhookSecret(env: Env, urls: readonly string[]): string | undefined {
+  const raw = env.PLANTSTORE_WEBHOOK_SECRET?.trim();
+  if (raw === undefined || raw === "") {
+    if (urls.length > 0)
+      throw new ConfigError("PLANTSTORE_WEBHOOK_SECRET is required when PLANTSTORE_WEBHOOK_URLS is set");
+    return undefined;
+  }
+  try {
+    secretKey(raw);
+  } catch (error) {
+    throw new ConfigError(`PLANTSTORE_WEBHOOK_SECRET ${(error as Error).message}`);
+  }
+  return raw;
+}
+
+/** Comma-separated seconds, decimals allowed (tests use 0.2), each at most a week. */
+function retryDelays(env: Env): number[] {
+  const raw = env.PLANTSTORE_WEBHOOK_RETRY_DELAYS?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_RETRY_DELAYS_SECONDS;
+  const delays = raw.split(",").map((delay) => delay.trim());
+  if (delays.some((delay) => !/^\d{1,6}(\.\d{1,3})?$/.test(delay) || Number(delay) > 604_800)) {
+    throw new ConfigError(
+      `PLANTSTORE_WEBHOOK_RETRY_DELAYS must be comma-separated seconds (0 to 604800, such as 5,300,1800), got "${raw}"`,
+    );
+  }
+  return delays.map(Number);
+}
+
 function databaseUrl(env: Env): string {
   const raw = env.DATABASE_URL?.trim();
   if (raw === undefined || raw === "") return DEFAULT_DATABASE_URL;
@@ -104,6 +166,7 @@ function logLevel(env: Env): LogLevel {
 
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST?.trim() || defaultConfig.host;
+  const urls = webhookUrls(env);
   return {
     host,
     port: integer(env, "PORT", defaultConfig.port, 0, 65535),
@@ -111,6 +174,17 @@ export function loadConfig(env: Env = process.env): Config {
     tokens: tokens(env),
     rateLimit: rateLimit(env),
     logLevel: logLevel(env),
+    webhookUrls: urls,
+    webhookSecret: webhookSecret(env, urls),
+    webhookRetryDelaysSeconds: retryDelays(env),
+    webhookTimeoutMs: integer(env, "PLANTSTORE_WEBHOOK_TIMEOUT_MS", defaultConfig.webhookTimeoutMs, 100, 600_000),
+    webhookRetentionHours: integer(
+      env,
+      "PLANTSTORE_WEBHOOK_RETENTION_HOURS",
+      defaultConfig.webhookRetentionHours,
+      1,
+      87_600,
+    ),
     bodyLimitBytes: integer(env, "PLANTSTORE_BODY_LIMIT_BYTES", defaultConfig.bodyLimitBytes, 1024, 1024 * 1024),
     bodyTimeoutMs: integer(env, "PLANTSTORE_BODY_TIMEOUT_MS", defaultConfig.bodyTimeoutMs, 100, 600_000),
     shutdownTimeoutMs: integer(env, "PLANTSTORE_SHUTDOWN_TIMEOUT_MS", defaultConfig.shutdownTimeoutMs, 0, 600_000),

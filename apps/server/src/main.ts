@@ -6,6 +6,8 @@ import { openStorage } from "./store/open-storage.js";
 import { startServer } from "./server.js";
 import { firstRunTokenNotice } from "./tokens/first-run-token.js";
 import { runTokensCommand } from "./admin/tokens-command.js";
+import { runWebhooksCommand } from "./admin/webhooks-command.js";
+import type { Storage } from "./store/storage.js";
 
 function fail(message: string): never {
   process.stderr.write(`plantstore: ${message}\n`);
@@ -47,7 +49,13 @@ async function serve(config: Config): Promise<void> {
   process.on("unhandledRejection", crash);
 }
 
-async function tokens(config: Config, args: string[]): Promise<void> {
+/** The admin commands: each opens the configured storage, does its work, closes it. */
+const ADMIN_COMMANDS: Record<string, (args: string[], storage: Storage) => Promise<number>> = {
+  tokens: runTokensCommand,
+  webhooks: runWebhooksCommand,
+};
+
+async function admin(config: Config, command: (args: string[], storage: Storage) => Promise<number>, args: string[]) {
   const storage = await openStorage(config.databaseUrl, {
     poolMax: 1,
     connectionTimeoutMs: config.pgConnectionTimeoutMs,
@@ -55,7 +63,7 @@ async function tokens(config: Config, args: string[]): Promise<void> {
     logger: createLogger("silent"),
   });
   try {
-    process.exitCode = await runTokensCommand(args, storage);
+    process.exitCode = await command(args, storage);
   } finally {
     await storage.close();
   }
@@ -68,8 +76,10 @@ try {
   fail(error instanceof ConfigError ? error.message : String(error));
 }
 const [command, ...args] = process.argv.slice(2);
-const run = command === "tokens" ? tokens(config, args) : command === undefined ? serve(config) : undefined;
-if (run === undefined) fail(`unknown command "${command}"; usage: main.js [tokens list|create|revoke]`);
+const adminCommand =
+  command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
+const run = command === undefined ? serve(config) : adminCommand && admin(config, adminCommand, args);
+if (run === undefined) fail(`unknown command "${command}"; usage: main.js [tokens … | webhooks …]`);
 run.catch((error: unknown) => {
   const code = (error as { code?: string }).code;
   if (code === "EADDRINUSE") fail(`port ${config.port} on ${config.host} is already in use (set PORT)`);

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 
 /** Request latency buckets, in seconds: 0.5 ms … 10 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
@@ -7,6 +7,9 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
 /** What became of a write: the four outcomes of the plant use cases that change or confirm a plant. */
 export type PlantOutcome = "created" | "replayed" | "conflict" | "deleted";
+
+/** What became of one webhook delivery attempt. */
+export type WebhookAttemptOutcome = "delivered" | "retry" | "failed" | "endpoint_gone";
 
 /**
  * The server's Prometheus metrics, in a registry of its own (several servers may share a process,
@@ -53,6 +56,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: "plantstore_webhook_deliveries_total",
+    help: "Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (schedule exhausted), endpoint_gone (410: endpoint disabled).",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Event-loop lag, heap, GC, CPU, file descriptors: the standard Node.js process metrics.
     collectDefaultMetrics({ register: this.registry });
@@ -75,6 +85,22 @@ export class Metrics {
 
   countRateLimited(): void {
     this.rateLimited.inc();
+  }
+
+  countWebhookAttempt(outcome: WebhookAttemptOutcome): void {
+    this.webhookAttempts.inc({ outcome });
+  }
+
+  /** The age of the oldest pending webhook delivery, read from storage at each scrape. */
+  watchPendingWebhooks(oldestPendingAgeSeconds: () => Promise<number>): void {
+    new Gauge({
+      name: "plantstore_webhook_oldest_pending_seconds",
+      help: "Seconds since the event of the oldest webhook delivery not yet delivered or failed happened (0: none pending).",
+      registers: [this.registry],
+      async collect() {
+        this.set(await oldestPendingAgeSeconds());
+      },
+    });
   }
 
   /** The exposition text and its content type. */

@@ -10,6 +10,7 @@ import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
 import { createFirstRunToken } from "./tokens/first-run-token.js";
 import { TokenVerifier } from "./tokens/token-verifier.js";
+import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 
 export interface RunningServer {
   url: string;
@@ -55,15 +56,30 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const config: Config = { ...defaultConfig, ...overrides };
   const logger = createLogger(config.logLevel);
   const metrics = new Metrics();
+  let deliveries: DeliveryWorker | undefined;
   const storage = await openStorage(config.databaseUrl, {
     poolMax: config.pgPoolMax,
     connectionTimeoutMs: config.pgConnectionTimeoutMs,
     idleTimeoutMs: config.pgIdleTimeoutMs,
     logger,
     observeBatch: (size, seconds) => metrics.observeBatch(size, seconds),
+    // A commit wrote webhook deliveries: send them now rather than at the next poll.
+    onDeliveries: () => deliveries?.poke(),
   });
   let shuttingDown = false;
   try {
+    await storage.webhooks.syncConfigured(config.webhookUrls, config.webhookSecret ?? "");
+    deliveries = new DeliveryWorker(
+      storage.webhooks,
+      {
+        retryDelaysSeconds: config.webhookRetryDelaysSeconds,
+        timeoutMs: config.webhookTimeoutMs,
+        retentionMs: config.webhookRetentionHours * 3_600_000,
+      },
+      logger,
+      metrics,
+    );
+    metrics.watchPendingWebhooks(() => storage.webhooks.oldestPendingAgeSeconds());
     const firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);
     const verifier = new TokenVerifier(config.tokens, storage.tokens, logger);
     await verifier.start();
@@ -84,6 +100,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const port = await listen(server, config.port, config.host);
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
+    deliveries.start();
     logger.info({ url, storage: storage.kind, location: storage.location }, "listening");
 
     let closing: Promise<boolean> | undefined;
@@ -92,6 +109,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         shuttingDown = true;
         logger.info("shutting down");
         const finished = await drain(server, config.shutdownTimeoutMs);
+        await deliveries?.stop(config.shutdownTimeoutMs);
         verifier.stop();
         await storage.close();
         logger.info({ clean: finished }, "stopped");

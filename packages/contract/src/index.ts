@@ -27,5 +27,15 @@ export {
   type NewPlantInput,
 } from "./plant.js";
 export { isScope, SCOPES, type OperationMetadata, type Scope } from "./scopes.js";
+export {
+  isWebhookEventType,
+  PlantCreatedEvent,
+  PlantDeletedEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_HEADERS,
+  WebhookEvent,
+  webhookEventBody,
+  type WebhookEventType,
+} from "./webhooks.js";
 export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
 export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

@@ -8,5 +8,5 @@ export async function openStorage(databaseUrl: string, options: StorageOptions):
     const { openPostgresStorage } = await import("./postgres/storage.js");
     return openPostgresStorage(databaseUrl, options);
   }
-  return openSqliteStorage(databaseUrl, options.observeBatch);
+  return openSqliteStorage(databaseUrl, options);
 }

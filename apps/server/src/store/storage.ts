@@ -1,4 +1,4 @@
-import type { NewPlant, Scope, StoredPlant } from "@plantstore/contract";
+import type { NewPlant, Scope, StoredPlant, WebhookEventType } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 
 export type { StoredPlant };
@@ -66,6 +66,96 @@ export interface TokenRepository {
   list(): Promise<TokenInfo[]>;
 }
 
+/** Where webhook events go: set with the admin command, or from PLANTSTORE_WEBHOOK_URLS (`config`). */
+export interface WebhookEndpoint {
+  id: number;
+  url: string;
+  events: WebhookEventType[];
+  source: "admin" | "config";
+  createdAt: string;
+  /** Set when the endpoint answered 410 Gone: it gets no more deliveries. */
+  disabledAt?: string;
+  disabledReason?: string;
+}
+
+/** A delivery this instance may attempt now: it holds the lease until `leaseMs` from the claim. */
+export interface DueDelivery {
+  delivery: number;
+  /** The event's id: the `webhook-id` header, the same on every attempt. */
+  eventId: string;
+  type: WebhookEventType;
+  /** The exact bytes to sign and send. */
+  body: string;
+  /** This attempt's number, 1 for the first. */
+  attempt: number;
+  endpoint: number;
+  url: string;
+  /** Secrets to sign with: the current one, and the previous one while a rotation's overlap lasts. */
+  secrets: string[];
+}
+
+export interface Claim {
+  /** Who holds the leases (one id per server process). */
+  owner: string;
+  limit: number;
+  /** At most this many deliveries of one endpoint per claim (so one endpoint cannot take every slot). */
+  perEndpoint: number;
+  leaseMs: number;
+  /** Endpoints with every slot busy in this instance: none of theirs are claimed. */
+  skipEndpoints: number[];
+}
+
+/** What became of an attempt. */
+export type AttemptResult =
+  | { kind: "delivered"; status: number }
+  | { kind: "retry"; delayMs: number; status?: number; error?: string }
+  | { kind: "failed"; status?: number; error?: string }
+  /** 410 Gone: the endpoint is disabled and its other pending deliveries fail with it. */
+  | { kind: "endpoint-gone"; status: number };
+
+export interface DeliveryInfo {
+  delivery: number;
+  eventId: string;
+  type: WebhookEventType;
+  endpoint: number;
+  url: string;
+  state: "pending" | "delivered" | "failed";
+  attempts: number;
+  lastStatus?: number;
+  lastError?: string;
+  /** When the next attempt is due (pending), or when it ended (delivered, failed). */
+  at: string;
+}
+
+/** Webhook endpoints, events and their deliveries. Events are written by the plant writes themselves. */
+export interface WebhookRepository {
+  /**
+   * Milliseconds until the earliest pending delivery is due (0 or less: due now), or undefined when
+   * none is pending. Relative, so that no instance compares its clock with the database's.
+   */
+  msUntilNextDue(): Promise<number | undefined>;
+  /** Leases deliveries that are due and not leased by someone else (at most one holder at a time). */
+  claimDue(claim: Claim): Promise<DueDelivery[]>;
+  /** Records an attempt's result, when `owner` still holds the delivery's lease. */
+  settle(delivery: number, owner: string, result: AttemptResult): Promise<void>;
+  /** Seconds since the oldest pending delivery's event happened, or 0 when none is pending. */
+  oldestPendingAgeSeconds(): Promise<number>;
+  /** Deletes events (and their deliveries) whose every delivery ended delivered before `before` (epoch ms). */
+  prune(before: number): Promise<number>;
+
+  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint>;
+  listEndpoints(): Promise<WebhookEndpoint[]>;
+  /** Removes an endpoint and its deliveries; false when there is none with this id. */
+  removeEndpoint(id: number): Promise<boolean>;
+  /** Signs with `secret` from now on, and with the old secret too until `overlapUntil` (epoch ms). */
+  rotateSecret(id: number, secret: string, overlapUntil: number): Promise<boolean>;
+  /** Makes the `config` endpoints exactly these URLs (PLANTSTORE_WEBHOOK_URLS), with this secret. */
+  syncConfigured(urls: readonly string[], secret: string): Promise<void>;
+  listDeliveries(options: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]>;
+  /** Sends a delivery again from its first attempt; false when there is no such delivery or it is pending. */
+  redeliver(delivery: number): Promise<boolean>;
+}
+
 /** How storage is opened: the PostgreSQL pool's settings (SQLite ignores them) and what to tell whom. */
 export interface StorageOptions {
   poolMax: number;
@@ -74,6 +164,8 @@ export interface StorageOptions {
   logger: Logger;
   /** Told of every group-commit batch: how many writes, and how long the commit took. */
   observeBatch?: BatchObserver;
+  /** Told when a commit wrote webhook deliveries, so that they go out without waiting for a poll. */
+  onDeliveries?: () => void;
 }
 
 export type BatchObserver = (size: number, seconds: number) => void;
@@ -84,6 +176,7 @@ export interface Storage {
   readonly location: string;
   readonly plants: PlantRepository;
   readonly tokens: TokenRepository;
+  readonly webhooks: WebhookRepository;
   /** True when storage answers a trivial query now. */
   ping(): Promise<boolean>;
   /** Finishes pending writes, then closes. */

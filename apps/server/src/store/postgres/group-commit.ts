@@ -1,9 +1,12 @@
 import type { NewPlant } from "@plantstore/contract";
 import type pg from "pg";
 import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
+import { webhookEventBody } from "@plantstore/contract";
 import type { BatchObserver, CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
+import { newEventId } from "../webhook-rows.js";
 import type { PostgresDatabase } from "./database.js";
 import { isUnavailable } from "./errors.js";
+import { inTransaction } from "./transaction.js";
 
 /** A write waiting for a batch slot. */
 type PendingWrite =
@@ -16,38 +19,66 @@ const VANISHED_ROW_RETRIES = 3;
 /** Largest batch in one statement: bounds the statement size and the wait of its first request. */
 const MAX_BATCH = 256;
 
+/** The database's clock in epoch milliseconds, one value per statement (as the webhook tables keep time). */
+export const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
+
+/** The active endpoints subscribed to an event type (`$type`), as a CTE body. */
+const subscribersOf = (type: string) =>
+  `SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND ' ' || events || ' ' LIKE '% ' || ${type} || ' %'`;
+
 /**
  * One statement for a whole batch: insert every id that does not exist yet (the first request
  * for an id within the batch wins, as if it had arrived first), return what was inserted, and
  * return the existing rows of the other ids for comparison. The unique index decides, as for a
- * single create; the statement is its own transaction and commits once for the whole batch.
+ * single create. When endpoints subscribe to plant.created, each inserted plant's event (its body
+ * prepared with the input) and one delivery per endpoint are written by the same statement: it is
+ * its own transaction and commits once for the whole batch, events included (the outbox).
  */
 const CREATE_BATCH_SQL = `
   WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS t(id, name, tag, ord)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
+      WITH ORDINALITY AS t(id, name, tag, event_id, body, ord)
   ),
   inserted AS (
     INSERT INTO plants (id, name, tag)
     SELECT DISTINCT ON (id) id, name, tag FROM input ORDER BY id, ord
     ON CONFLICT (id) DO NOTHING
     RETURNING id, name, tag
+  ),
+  subscribers AS (${subscribersOf("'plant.created'")}),
+  events AS (
+    INSERT INTO webhook_events (event_id, type, body, created_at)
+    SELECT DISTINCT ON (input.id) input.event_id, 'plant.created', input.body, ${NOW_MS}
+    FROM inserted JOIN input USING (id)
+    WHERE EXISTS (SELECT 1 FROM subscribers)
+    ORDER BY input.id, input.ord
+    RETURNING id
+  ),
+  deliveries AS (
+    INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at)
+    SELECT events.id, subscribers.id, ${NOW_MS} FROM events CROSS JOIN subscribers
+    RETURNING 1
   )
-  SELECT true AS created, id, name, tag FROM inserted
+  SELECT true AS created, id, name, tag, (SELECT count(*) FROM deliveries)::int AS deliveries FROM inserted
   UNION ALL
-  SELECT false AS created, id, name, tag FROM plants
+  SELECT false AS created, id, name, tag, 0 FROM plants
   WHERE id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM inserted)`;
 
-/** The same decision for a batch of one, in the cheaper single-row form (light load). */
-const CREATE_ONE_SQL = `
-  WITH inserted AS (
-    INSERT INTO plants (id, name, tag) VALUES ($1::bigint, $2, $3)
-    ON CONFLICT (id) DO NOTHING
-    RETURNING id, name, tag
+/** The events of plants a delete removed, and their deliveries, in the delete's transaction. */
+export const RECORD_EVENTS_SQL = `
+  WITH subscribers AS (${subscribersOf("$3::text")}),
+  events AS (
+    INSERT INTO webhook_events (event_id, type, body, created_at)
+    SELECT event_id, $3::text, body, ${NOW_MS} FROM unnest($1::text[], $2::text[]) AS t(event_id, body)
+    WHERE EXISTS (SELECT 1 FROM subscribers)
+    RETURNING id
+  ),
+  deliveries AS (
+    INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at)
+    SELECT events.id, subscribers.id, ${NOW_MS} FROM events CROSS JOIN subscribers
+    RETURNING 1
   )
-  SELECT true AS created, id, name, tag FROM inserted
-  UNION ALL
-  SELECT false AS created, id, name, tag FROM plants
-  WHERE id = $1::bigint AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  SELECT count(*)::int AS deliveries FROM deliveries`;
 
 const FIND_MANY_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
 
@@ -72,6 +103,7 @@ export class GroupCommit {
     /** Batches in flight at once: fewer than the pool size leaves connections for other queries. */
     private readonly slots: number,
     private readonly observe: BatchObserver = () => {},
+    private readonly onDeliveries: () => void = () => {},
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
@@ -114,22 +146,24 @@ export class GroupCommit {
     try {
       if (batch[0]!.kind === "create") {
         const creates = batch as Extract<PendingWrite, { kind: "create" }>[];
-        const decisions = await this.db.query("create plants", (pool) =>
+        const { decisions, deliveries } = await this.db.query("create plants", (pool) =>
           createAll(
             pool,
             creates.map((item) => item.plant),
           ),
         );
         creates.forEach((item, index) => item.resolve(decisions[index]!));
+        if (deliveries > 0) this.onDeliveries();
       } else {
         const deletes = batch as Extract<PendingWrite, { kind: "delete" }>[];
-        const decisions = await this.db.query("delete plants", (pool) =>
+        const { decisions, deliveries } = await this.db.query("delete plants", (pool) =>
           deleteAll(
             pool,
             deletes.map((item) => item.id),
           ),
         );
         deletes.forEach((item, index) => item.resolve(decisions[index]!));
+        if (deliveries > 0) this.onDeliveries();
       }
       this.observe(batch.length, (performance.now() - started) / 1000);
     } catch (error) {
@@ -142,8 +176,15 @@ export class GroupCommit {
   }
 }
 
-async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecision[]> {
+interface Written<T> {
+  decisions: T[];
+  /** Webhook deliveries the batch wrote. */
+  deliveries: number;
+}
+
+async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<Written<CreateDecision>> {
   const decisions: Array<CreateDecision | undefined> = plants.map(() => undefined);
+  let deliveries = 0;
   let pending = plants.map((plant, index) => ({ plant, index }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > VANISHED_ROW_RETRIES) {
@@ -153,32 +194,29 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<CreateDecis
       pool,
       pending.map(({ plant }) => plant),
     );
-    pending.forEach(({ index }, position) => (decisions[index] = settled[position]));
+    deliveries += settled.deliveries;
+    pending.forEach(({ index }, position) => (decisions[index] = settled.decisions[position]));
     // A create that conflicted with a row deleted before it could be read back is tried again:
     // the id may be free now.
     pending = pending.filter(({ index }) => decisions[index] === undefined);
   }
-  return decisions as CreateDecision[];
+  return { decisions: decisions as CreateDecision[], deliveries };
 }
 
 /** One statement for the batch; undefined for a create whose conflicting row vanished meanwhile. */
-async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Array<CreateDecision | undefined>> {
-  const [only] = plants;
-  const result =
-    plants.length === 1 && only
-      ? await pool.query<PlantRow & { created: boolean }>(CREATE_ONE_SQL, [
-          only.id.toString(),
-          only.name,
-          only.tag ?? null,
-        ])
-      : await pool.query<PlantRow & { created: boolean }>(CREATE_BATCH_SQL, [
-          plants.map((plant) => plant.id.toString()),
-          plants.map((plant) => plant.name),
-          plants.map((plant) => plant.tag ?? null),
-        ]);
+async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<CreateDecision | undefined>> {
+  const now = new Date();
+  const result = await pool.query<PlantRow & { created: boolean; deliveries: number }>(CREATE_BATCH_SQL, [
+    plants.map((plant) => plant.id.toString()),
+    plants.map((plant) => plant.name),
+    plants.map((plant) => plant.tag ?? null),
+    plants.map(() => newEventId()),
+    plants.map((plant) => webhookEventBody("plant.created", plant, now)),
+  ]);
   const inserted = new Map<bigint, StoredPlant>();
   const existing = new Map<bigint, StoredPlant>();
   for (const row of result.rows) (row.created ? inserted : existing).set(row.id, plantFromRow(row));
+  const deliveries = result.rows.find((row) => row.created)?.deliveries ?? 0;
 
   // Ids neither inserted nor visible: another transaction inserted them after this statement's
   // snapshot (ON CONFLICT waited for its commit, then did nothing). A new statement sees them,
@@ -190,7 +228,7 @@ async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Array<Crea
   }
 
   const claimed = new Set<bigint>();
-  return plants.map((plant): CreateDecision | undefined => {
+  const decisions = plants.map((plant): CreateDecision | undefined => {
     const created = inserted.get(plant.id);
     if (created && !claimed.has(plant.id)) {
       // DISTINCT ON kept the first request for this id in the batch: that request created it.
@@ -200,16 +238,32 @@ async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Array<Crea
     const stored = created ?? existing.get(plant.id);
     return stored === undefined ? undefined : decideExisting(plant, stored);
   });
+  return { decisions, deliveries };
 }
 
-async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<DeleteDecision[]> {
-  const result = await pool.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
-  const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
-  // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
-  return ids.map((id): DeleteDecision => {
-    const plant = removed.get(id);
-    if (plant === undefined) return { kind: "not-found" };
-    removed.delete(id);
-    return { kind: "deleted", plant };
+/** Deletes the batch, and writes the events of what it removed, in one transaction. */
+async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<Written<DeleteDecision>> {
+  return inTransaction(pool, async (client) => {
+    const now = new Date();
+    const result = await client.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
+    const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
+    let deliveries = 0;
+    if (removed.size > 0) {
+      const plants = [...removed.values()];
+      const events = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
+        plants.map(() => newEventId()),
+        plants.map((plant) => webhookEventBody("plant.deleted", plant, now)),
+        "plant.deleted",
+      ]);
+      deliveries = events.rows[0]?.deliveries ?? 0;
+    }
+    // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
+    const decisions = ids.map((id): DeleteDecision => {
+      const plant = removed.get(id);
+      if (plant === undefined) return { kind: "not-found" };
+      removed.delete(id);
+      return { kind: "deleted", plant };
+    });
+    return { decisions, deliveries };
   });
 }

@@ -43,11 +43,55 @@ const MIGRATIONS: readonly Migration[] = [
     // What each token may do; tokens made before scopes existed keep every scope.
     sql: "ALTER TABLE api_tokens ADD COLUMN scopes text NOT NULL DEFAULT 'plants:read plants:write metrics:read';",
   },
+  {
+    version: 4,
+    name: "webhooks",
+    // Where events go, the events (the outbox, written in the plant change's own transaction) and
+    // one delivery per event and endpoint. Times in epoch milliseconds, as on SQLite.
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id              integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        url             text NOT NULL,
+        secret          text NOT NULL,
+        previous_secret text,
+        previous_until  bigint,
+        events          text NOT NULL,
+        source          text NOT NULL,
+        created_at      bigint NOT NULL,
+        disabled_at     bigint,
+        disabled_reason text
+      );
+      CREATE TABLE webhook_events (
+        id         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event_id   text NOT NULL UNIQUE,
+        type       text NOT NULL,
+        body       text NOT NULL,
+        created_at bigint NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        event           bigint NOT NULL REFERENCES webhook_events (id),
+        endpoint        integer NOT NULL REFERENCES webhook_endpoints (id),
+        state           text NOT NULL DEFAULT 'pending',
+        attempts        integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint NOT NULL,
+        lease_until     bigint,
+        lease_owner     text,
+        last_status     integer,
+        last_error      text,
+        finished_at     bigint
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event);
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint, state);
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */
 const MIGRATION_LOCK_CLASS = 0x504c4e54;
 export const TOKEN_LOCK_CLASS = 0x504c4e55;
+export const WEBHOOK_LOCK_CLASS = 0x504c4e56;
 
 /**
  * The second half of every advisory-lock key: the schema the tables live in, so that instances

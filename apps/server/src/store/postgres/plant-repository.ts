@@ -2,11 +2,11 @@ import type pg from "pg";
 import type { NewPlant } from "@plantstore/contract";
 import { plantFromRow, type PlantRow } from "../plant-row.js";
 import type {
-  BatchObserver,
   CreateDecision,
   DeleteDecision,
   PageQuery,
   PlantRepository,
+  StorageOptions,
   StoredPlant,
 } from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
@@ -43,9 +43,9 @@ export class PostgresPlantRepository implements PlantRepository {
   constructor(
     private readonly db: PostgresDatabase,
     batchSlots: number,
-    observeBatch?: BatchObserver,
+    options: Pick<StorageOptions, "observeBatch" | "onDeliveries">,
   ) {
-    this.groupCommit = new GroupCommit(db, batchSlots, observeBatch);
+    this.groupCommit = new GroupCommit(db, batchSlots, options.observeBatch, options.onDeliveries);
   }
 
   create(plant: NewPlant): Promise<CreateDecision> {

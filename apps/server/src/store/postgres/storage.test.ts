@@ -86,7 +86,10 @@ if (target.kind === "ready") {
       await client.connect();
       cleanups.push(() => client.end());
       const applied = await client.query("SELECT version FROM plantstore_migrations ORDER BY version");
-      expect(applied.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      // Every version once, none skipped (a version applied twice would fail its primary key, and its instance with it).
+      const versions = applied.rows.map((row: { version: number }) => row.version);
+      expect(versions).toEqual(Array.from({ length: versions.length }, (_, index) => index + 1));
+      expect(versions.length).toBeGreaterThanOrEqual(4);
     });
 
     it("reports an outage as StorageUnavailableError and recovers by itself when the database is back", async () => {

@@ -6,12 +6,14 @@ import { describeDatabaseError, isUnavailable } from "./errors.js";
 import { applyMigrations } from "./migrations.js";
 import { PostgresPlantRepository } from "./plant-repository.js";
 import { PostgresTokenRepository } from "./token-repository.js";
+import { PostgresWebhookRepository } from "./webhook-repository.js";
 
 /** Storage on PostgreSQL: many server instances may share one database (and one schema). */
 export class PostgresStorage implements Storage {
   readonly kind = "postgres" as const;
   readonly plants: PostgresPlantRepository;
   readonly tokens: PostgresTokenRepository;
+  readonly webhooks: PostgresWebhookRepository;
   private readonly db: PostgresDatabase;
 
   constructor(
@@ -20,8 +22,9 @@ export class PostgresStorage implements Storage {
     options: StorageOptions,
   ) {
     this.db = new PostgresDatabase(pool);
-    this.plants = new PostgresPlantRepository(this.db, createBatchSlotsFor(options), options.observeBatch);
+    this.plants = new PostgresPlantRepository(this.db, createBatchSlotsFor(options), options);
     this.tokens = new PostgresTokenRepository(this.db);
+    this.webhooks = new PostgresWebhookRepository(this.db);
   }
 
   async ping(): Promise<boolean> {

@@ -1,8 +1,15 @@
 import type { Database, Statement } from "better-sqlite3";
 import { mapSqliteError } from "./errors.js";
+import { WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
-/** One write as it crosses to the writer: a create (exact id, name, tag or null) or a delete. */
-export type WriteOp = [kind: "create", id: bigint, name: string, tag: string | null] | [kind: "delete", id: bigint];
+/**
+ * One write as it crosses to the writer: a create (exact id, name, tag or null), a delete, or a
+ * webhook write (claims, results, endpoint changes: SQLite has one writer, and it is this thread).
+ */
+export type WriteOp =
+  | [kind: "create", id: bigint, name: string, tag: string | null]
+  | [kind: "delete", id: bigint]
+  | [kind: "webhook", write: WebhookWrite];
 
 /** What happened to one write; the stored row comes back when a create found one or a delete removed one. */
 export type WriteResult =
@@ -10,59 +17,113 @@ export type WriteResult =
   | { kind: "existing"; name: string; tag: string | null }
   | { kind: "deleted"; name: string; tag: string | null }
   | { kind: "missing" }
+  | { kind: "done"; value: unknown }
   | { kind: "failed"; unavailable: boolean; message: string };
+
+export interface BatchOutcome {
+  results: WriteResult[];
+  /** Webhook deliveries the batch's plant changes wrote (their events are in the same commit). */
+  deliveries: number;
+}
 
 /**
  * Writes a batch in one transaction with one commit (group commit), in arrival order. A create is
  * `INSERT … ON CONFLICT (id) DO NOTHING`, and a row that was not inserted is read back in the same
  * transaction, so replay/conflict is decided by the database; a delete returns the row it removed.
- * A write that fails is reported alone; its batch-mates still commit. Runs wherever the
- * connection lives (the writer thread).
+ * A plant change that an endpoint subscribes to writes its event in the same transaction, under a
+ * savepoint with the change: both or neither. A write that fails is reported alone; its
+ * batch-mates still commit. Runs wherever the connection lives (the writer thread).
  */
 export class BatchTransaction {
   private readonly begin: Statement;
   private readonly commit: Statement;
   private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackToSavepoint: Statement;
   private readonly insert: Statement<[bigint, string, string | null]>;
   private readonly select: Statement<[bigint], { name: string; tag: string | null }>;
   private readonly remove: Statement<[bigint], { name: string; tag: string | null }>;
+  private readonly webhooks: WebhookWrites;
 
   constructor(private readonly db: Database) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
+    this.savepoint = db.prepare("SAVEPOINT write");
+    this.release = db.prepare("RELEASE write");
+    this.rollbackToSavepoint = db.prepare("ROLLBACK TO write");
     this.insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
     this.select = db.prepare("SELECT name, tag FROM plants WHERE id = ?");
     this.remove = db.prepare("DELETE FROM plants WHERE id = ? RETURNING name, tag");
+    this.webhooks = new WebhookWrites(db);
   }
 
-  run(ops: readonly WriteOp[]): WriteResult[] {
+  run(ops: readonly WriteOp[]): BatchOutcome {
+    const now = Date.now();
+    let deliveries = 0;
     try {
       this.begin.run();
-      const results = ops.map((op) => this.runOne(op));
+      this.webhooks.beginBatch();
+      const results = ops.map((op) => {
+        const { result, events } = this.runOne(op, now);
+        deliveries += events;
+        return result;
+      });
       this.commit.run(); // with synchronous=FULL: on disk when this returns
-      return results;
+      return { results, deliveries };
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       const failure = failed(error);
-      return ops.map(() => failure);
+      return { results: ops.map(() => failure), deliveries: 0 };
     }
   }
 
-  private runOne(op: WriteOp): WriteResult {
-    try {
-      if (op[0] === "delete") {
-        const removed = this.remove.get(op[1]);
-        return removed === undefined ? { kind: "missing" } : { kind: "deleted", name: removed.name, tag: removed.tag };
+  private runOne(op: WriteOp, now: number): { result: WriteResult; events: number } {
+    if (op[0] === "webhook") {
+      try {
+        return { result: { kind: "done", value: this.webhooks.run(op[1], now) }, events: 0 };
+      } catch (error) {
+        return { result: failed(error), events: 0 };
       }
-      const [, id, name, tag] = op;
-      if (this.insert.run(id, name, tag).changes === 1) return { kind: "created" };
-      const existing = this.select.get(id);
-      if (existing === undefined) return { kind: "failed", unavailable: false, message: "row vanished" };
-      return { kind: "existing", name: existing.name, tag: existing.tag };
-    } catch (error) {
-      return failed(error);
     }
+    // The change and its event: both or neither (one statement alone is atomic already).
+    if (!this.webhooks.wants(op[0] === "create" ? "plant.created" : "plant.deleted")) {
+      try {
+        return this.change(op, now);
+      } catch (error) {
+        return { result: failed(error), events: 0 };
+      }
+    }
+    this.savepoint.run();
+    try {
+      const outcome = this.change(op, now);
+      this.release.run();
+      return outcome;
+    } catch (error) {
+      this.rollbackToSavepoint.run();
+      this.release.run();
+      return { result: failed(error), events: 0 };
+    }
+  }
+
+  private change(op: Exclude<WriteOp, [kind: "webhook", write: WebhookWrite]>, now: number) {
+    if (op[0] === "delete") {
+      const id = op[1];
+      const removed = this.remove.get(id);
+      if (removed === undefined) return { result: { kind: "missing" } as const, events: 0 };
+      const plant = removed.tag === null ? { id, name: removed.name } : { id, name: removed.name, tag: removed.tag };
+      const events = this.webhooks.recordEvent("plant.deleted", plant, now);
+      return { result: { kind: "deleted", name: removed.name, tag: removed.tag } as const, events };
+    }
+    const [, id, name, tag] = op;
+    if (this.insert.run(id, name, tag).changes === 1) {
+      const events = this.webhooks.recordEvent("plant.created", tag === null ? { id, name } : { id, name, tag }, now);
+      return { result: { kind: "created" } as const, events };
+    }
+    const existing = this.select.get(id);
+    if (existing === undefined) throw new Error("row vanished");
+    return { result: { kind: "existing", name: existing.name, tag: existing.tag } as const, events: 0 };
   }
 }
 
@@ -74,25 +135,38 @@ function failed(error: unknown): WriteResult {
 /*
  * Batches cross to the writer thread as one JSON string each way: a string is copied in one piece,
  * where structured-cloning an array of arrays (with bigints) walks every value, and that walk was
- * the largest single cost of a create on the event loop's thread.
+ * the largest single cost of a create on the event loop's thread. Plant ids travel as decimal text.
  */
 
 export function encodeOps(ops: readonly WriteOp[]): string {
   return JSON.stringify(
-    ops.map((op) => (op[0] === "create" ? ["create", op[1].toString(), op[2], op[3]] : ["delete", op[1].toString()])),
+    ops.map((op) =>
+      op[0] === "create"
+        ? ["create", op[1].toString(), op[2], op[3]]
+        : op[0] === "delete"
+          ? ["delete", op[1].toString()]
+          : op,
+    ),
   );
 }
 
 export function decodeOps(text: string): WriteOp[] {
-  return (JSON.parse(text) as Array<[string, string, string?, (string | null)?]>).map(([kind, id, name, tag]) =>
-    kind === "delete" ? ["delete", BigInt(id)] : ["create", BigInt(id), name!, tag ?? null],
-  );
+  return (JSON.parse(text) as Array<[string, unknown, string?, (string | null)?]>).map((op): WriteOp => {
+    switch (op[0]) {
+      case "create":
+        return ["create", BigInt(op[1] as string), op[2]!, op[3] ?? null];
+      case "delete":
+        return ["delete", BigInt(op[1] as string)];
+      default:
+        return ["webhook", op[1] as WebhookWrite];
+    }
+  });
 }
 
-export function encodeResults(results: readonly WriteResult[]): string {
-  return JSON.stringify(results);
+export function encodeOutcome(outcome: BatchOutcome): string {
+  return JSON.stringify(outcome);
 }
 
-export function decodeResults(text: string): WriteResult[] {
-  return JSON.parse(text) as WriteResult[];
+export function decodeOutcome(text: string): BatchOutcome {
+  return JSON.parse(text) as BatchOutcome;
 }

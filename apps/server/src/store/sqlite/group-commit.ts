@@ -3,7 +3,15 @@ import type { NewPlant } from "@plantstore/contract";
 import type { Database } from "better-sqlite3";
 import { decideExisting, plantFromRow } from "../plant-row.js";
 import { StorageUnavailableError, type BatchObserver, type CreateDecision, type DeleteDecision } from "../storage.js";
-import { BatchTransaction, decodeResults, encodeOps, type WriteOp, type WriteResult } from "./batch-transaction.js";
+import {
+  BatchTransaction,
+  decodeOutcome,
+  encodeOps,
+  type BatchOutcome,
+  type WriteOp,
+  type WriteResult,
+} from "./batch-transaction.js";
+import type { WebhookWrite } from "./webhook-writes.js";
 import type { WriterReply, WriterRequest } from "./writer-thread.js";
 
 /** A write waiting for its batch, and what its result means once the batch is on disk. */
@@ -43,8 +51,14 @@ function deleteDecision(id: bigint, result: WriteResult): DeleteDecision | Error
   }
 }
 
+function webhookAnswer(result: WriteResult): unknown {
+  if (result.kind === "done") return result.value;
+  if (result.kind === "failed") return failure(result);
+  return new Error(`a webhook write cannot end as ${result.kind}`);
+}
+
 /**
- * Group commit for SQLite. Writes (creates and deletes) queue up while a batch is being committed;
+ * Group commit for SQLite. Writes (creates, deletes, webhook bookkeeping) queue up while a batch is being committed;
  * when it is on disk, everything queued meanwhile goes out as the next batch, in arrival order: one
  * transaction, one fsync. Under load the batches grow by themselves; alone, a write is committed at
  * once. Each promise resolves only once its transaction is durable.
@@ -58,6 +72,7 @@ export class GroupCommit {
   constructor(
     private readonly writer: BatchWriter,
     private readonly observe: BatchObserver = () => {},
+    private readonly onDeliveries: () => void = () => {},
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
@@ -66,6 +81,11 @@ export class GroupCommit {
 
   delete(id: bigint): Promise<DeleteDecision> {
     return this.enqueue(["delete", id], (result) => deleteDecision(id, result));
+  }
+
+  /** A webhook write, committed with the next batch; resolves to what it answered. */
+  webhook<T>(write: WebhookWrite): Promise<T> {
+    return this.enqueue(["webhook", write], (result) => webhookAnswer(result) as T | Error);
   }
 
   /** Commits everything queued, then closes the writer: nothing acknowledged is left behind. */
@@ -107,9 +127,10 @@ export class GroupCommit {
     this.pending = [];
     const started = performance.now();
     const settled = this.writer.write(batch.map((item) => item.op)).then(
-      (results) => {
+      ({ results, deliveries }) => {
         this.observe(batch.length, (performance.now() - started) / 1000);
         batch.forEach((item, index) => item.settle(results[index]!));
+        if (deliveries > 0) this.onDeliveries();
       },
       (error: Error) => batch.forEach((item) => item.reject(error)),
     );
@@ -122,7 +143,7 @@ export class GroupCommit {
 
 /** Where a batch of writes is committed. One batch at a time; the group commit queues the rest. */
 export interface BatchWriter {
-  write(ops: WriteOp[]): Promise<WriteResult[]>;
+  write(ops: WriteOp[]): Promise<BatchOutcome>;
   close(): Promise<void>;
 }
 
@@ -132,7 +153,7 @@ export class InlineBatchWriter implements BatchWriter {
   constructor(db: Database) {
     this.transaction = new BatchTransaction(db);
   }
-  async write(ops: WriteOp[]): Promise<WriteResult[]> {
+  async write(ops: WriteOp[]): Promise<BatchOutcome> {
     return this.transaction.run(ops);
   }
   async close(): Promise<void> {}
@@ -145,9 +166,9 @@ export class ThreadBatchWriter implements BatchWriter {
 
   constructor(private readonly path: string) {}
 
-  write(ops: WriteOp[]): Promise<WriteResult[]> {
+  write(ops: WriteOp[]): Promise<BatchOutcome> {
     return this.send({ batch: encodeOps(ops) }).then((reply) =>
-      "results" in reply ? decodeResults(reply.results) : [],
+      "outcome" in reply ? decodeOutcome(reply.outcome) : { results: [], deliveries: 0 },
     );
   }
 

@@ -38,6 +38,48 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       ALTER TABLE api_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'plants:read plants:write metrics:read';
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Webhooks: where events go, the events (the outbox, written in the plant change's own
+      -- transaction) and one delivery per event and endpoint. Times in epoch milliseconds.
+      CREATE TABLE webhook_endpoints (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        url             TEXT NOT NULL,
+        secret          TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_until  INTEGER,
+        events          TEXT NOT NULL,
+        source          TEXT NOT NULL,
+        created_at      INTEGER NOT NULL,
+        disabled_at     INTEGER,
+        disabled_reason TEXT
+      );
+      CREATE TABLE webhook_events (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id   TEXT NOT NULL UNIQUE,
+        type       TEXT NOT NULL,
+        body       TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE webhook_deliveries (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event           INTEGER NOT NULL REFERENCES webhook_events (id),
+        endpoint        INTEGER NOT NULL REFERENCES webhook_endpoints (id),
+        state           TEXT NOT NULL DEFAULT 'pending',
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        lease_until     INTEGER,
+        lease_owner     TEXT,
+        last_status     INTEGER,
+        last_error      TEXT,
+        finished_at     INTEGER
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event);
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint, state);
+    `,
+  },
 ];
 
 /** Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply each once. */

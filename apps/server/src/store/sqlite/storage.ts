@@ -1,13 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
-import type { BatchObserver, Storage } from "../storage.js";
+import type { Storage, StorageOptions } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { mapSqliteError } from "./errors.js";
 import { GroupCommit, InlineBatchWriter, ThreadBatchWriter } from "./group-commit.js";
 import { applyMigrations } from "./migrations.js";
 import { SqlitePlantRepository } from "./plant-repository.js";
 import { SqliteTokenRepository } from "./token-repository.js";
+import { SqliteWebhookRepository } from "./webhook-repository.js";
 
 /** `sqlite:<path>` (relative to the working directory), `sqlite:///abs/path` or `sqlite::memory:`. */
 function sqlitePathOf(databaseUrl: string): string {
@@ -16,7 +17,10 @@ function sqlitePathOf(databaseUrl: string): string {
   return resolve(rest.startsWith("//") ? rest.slice(2) : rest);
 }
 
-export function openSqliteStorage(databaseUrl: string, observeBatch?: BatchObserver): Storage {
+export function openSqliteStorage(
+  databaseUrl: string,
+  options: Pick<StorageOptions, "observeBatch" | "onDeliveries">,
+): Storage {
   const path = sqlitePathOf(databaseUrl);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
@@ -28,15 +32,17 @@ export function openSqliteStorage(databaseUrl: string, observeBatch?: BatchObser
   }
   // A file is written from a writer thread; an in-memory database exists only for this connection.
   const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
-  const groupCommit = new GroupCommit(writer, observeBatch);
+  const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries);
   const plants = new SqlitePlantRepository(db, groupCommit);
   const tokens = new SqliteTokenRepository(db);
+  const webhooks = new SqliteWebhookRepository(db, groupCommit);
   const ping = db.prepare("SELECT 1");
   return {
     kind: "sqlite",
     location: path,
     plants,
     tokens,
+    webhooks,
     async ping() {
       try {
         ping.get();

@@ -3,12 +3,12 @@
  * blocks the event loop that parses requests. Receives batches, answers each with its results.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { BatchTransaction, decodeOps, encodeResults } from "./batch-transaction.js";
+import { BatchTransaction, decodeOps, encodeOutcome } from "./batch-transaction.js";
 import { openConnection } from "./connection.js";
 
 /** `batch` and `results` are encoded by batch-transaction.ts (one string each way). */
 export type WriterRequest = { batch: string } | { close: true };
-export type WriterReply = { results: string } | { closed: true };
+export type WriterReply = { outcome: string } | { closed: true };
 
 const port = parentPort!;
 const db = openConnection((workerData as { path: string }).path);
@@ -21,5 +21,5 @@ port.on("message", (message: WriterRequest) => {
     port.close();
     return;
   }
-  port.postMessage({ results: encodeResults(transaction.run(decodeOps(message.batch))) } satisfies WriterReply);
+  port.postMessage({ outcome: encodeOutcome(transaction.run(decodeOps(message.batch))) } satisfies WriterReply);
 });

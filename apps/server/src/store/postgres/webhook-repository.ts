@@ -1,0 +1,281 @@
+import { isWebhookEventType, type WebhookEventType } from "@plantstore/contract";
+import type {
+  AttemptResult,
+  Claim,
+  DeliveryInfo,
+  DueDelivery,
+  WebhookEndpoint,
+  WebhookRepository,
+} from "../storage.js";
+import {
+  deliveriesSql,
+  deliveryFromRow,
+  endpointFromRow,
+  eventsToColumn,
+  GONE_REASON,
+  type DeliveryRow,
+  type EndpointRow,
+} from "../webhook-rows.js";
+import type { PostgresDatabase } from "./database.js";
+import { NOW_MS } from "./group-commit.js";
+import { SCHEMA_LOCK_KEY, WEBHOOK_LOCK_CLASS } from "./migrations.js";
+import { inTransaction } from "./transaction.js";
+
+const ENDPOINT_COLUMNS = "id, url, events, source, created_at, disabled_at, disabled_reason";
+
+/**
+ * Leases the due deliveries no one holds: `FOR UPDATE SKIP LOCKED` lets several instances claim at
+ * once without waiting for or taking each other's rows, and the lease (`lease_until`, in the
+ * database's time) keeps a delivery one instance's until it settles it or the lease runs out (the
+ * instance died): then another takes it over. At most `perEndpoint` per endpoint per claim.
+ */
+const CLAIM_SQL = `
+  WITH candidates AS (
+    SELECT d.id, d.endpoint, d.next_attempt_at
+    FROM webhook_deliveries d
+    WHERE d.state = 'pending' AND d.next_attempt_at <= ${NOW_MS}
+      AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
+      AND d.endpoint <> ALL($1::int[])
+      AND d.endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)
+    ORDER BY d.next_attempt_at, d.id
+    LIMIT $2 * 4
+    FOR UPDATE SKIP LOCKED
+  ),
+  ranked AS (
+    SELECT id, next_attempt_at,
+           row_number() OVER (PARTITION BY endpoint ORDER BY next_attempt_at, id) AS rank
+    FROM candidates
+  ),
+  chosen AS (
+    SELECT id FROM ranked WHERE rank <= $3 ORDER BY next_attempt_at, id LIMIT $2
+  )
+  UPDATE webhook_deliveries d
+  SET lease_until = ${NOW_MS} + $4, lease_owner = $5, attempts = d.attempts + 1
+  FROM chosen, webhook_events e, webhook_endpoints p
+  WHERE d.id = chosen.id AND e.id = d.event AND p.id = d.endpoint
+  RETURNING d.id, d.attempts, d.endpoint, e.event_id, e.type, e.body, p.url, p.secret,
+            CASE WHEN p.previous_until > ${NOW_MS} THEN p.previous_secret END AS previous_secret`;
+
+interface ClaimedRow {
+  id: bigint;
+  attempts: number;
+  endpoint: number;
+  event_id: string;
+  type: string;
+  body: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+}
+
+/** Only the lease holder settles a delivery (a settle after the lease passed to another is dropped). */
+const MINE = "id = $1 AND lease_owner = $2 AND state = 'pending'";
+
+/** Webhooks on PostgreSQL: the same tables and rules as on SQLite; times from the database's clock. */
+export class PostgresWebhookRepository implements WebhookRepository {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  msUntilNextDue(): Promise<number | undefined> {
+    return this.db.run("next webhook due", async (pool) => {
+      const result = await pool.query<{ wait: bigint | null }>(
+        `SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) - ${NOW_MS} AS wait
+         FROM webhook_deliveries WHERE state = 'pending'`,
+      );
+      const wait = result.rows[0]?.wait;
+      return wait == null ? undefined : Number(wait);
+    });
+  }
+
+  claimDue(claim: Claim): Promise<DueDelivery[]> {
+    return this.db.run("claim webhook deliveries", async (pool) => {
+      const result = await pool.query<ClaimedRow>(CLAIM_SQL, [
+        claim.skipEndpoints,
+        claim.limit,
+        claim.perEndpoint,
+        claim.leaseMs,
+        claim.owner,
+      ]);
+      return result.rows.map((row): DueDelivery => {
+        if (!isWebhookEventType(row.type)) throw new Error(`unknown event type ${row.type}`);
+        return {
+          delivery: Number(row.id),
+          eventId: row.event_id,
+          type: row.type,
+          body: row.body,
+          attempt: row.attempts,
+          endpoint: row.endpoint,
+          url: row.url,
+          secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
+        };
+      });
+    });
+  }
+
+  settle(delivery: number, owner: string, result: AttemptResult): Promise<void> {
+    const status = "status" in result ? (result.status ?? null) : null;
+    const error = "error" in result ? (result.error ?? null) : null;
+    return this.db.run("settle webhook delivery", async (pool) => {
+      switch (result.kind) {
+        case "delivered":
+        case "failed":
+          await pool.query(
+            `UPDATE webhook_deliveries SET state = $3, lease_until = NULL, lease_owner = NULL, last_status = $4,
+               last_error = $5, finished_at = ${NOW_MS} WHERE ${MINE}`,
+            [delivery, owner, result.kind, status, error],
+          );
+          return;
+        case "retry":
+          await pool.query(
+            `UPDATE webhook_deliveries SET next_attempt_at = ${NOW_MS} + $3, lease_until = NULL, lease_owner = NULL,
+               last_status = $4, last_error = $5 WHERE ${MINE}`,
+            [delivery, owner, Math.round(result.delayMs), status, error],
+          );
+          return;
+        case "endpoint-gone":
+          await inTransaction(pool, async (client) => {
+            const found = await client.query<{ endpoint: number }>(
+              `SELECT endpoint FROM webhook_deliveries WHERE ${MINE}`,
+              [delivery, owner],
+            );
+            const endpoint = found.rows[0]?.endpoint;
+            if (endpoint === undefined) return;
+            await client.query(
+              `UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`,
+              [endpoint, GONE_REASON],
+            );
+            await client.query(
+              `UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL, lease_owner = NULL,
+                 last_status = CASE WHEN id = $2 THEN $3 ELSE last_status END, last_error = $4, finished_at = ${NOW_MS}
+               WHERE endpoint = $1 AND state = 'pending'`,
+              [endpoint, delivery, status, GONE_REASON],
+            );
+          });
+          return;
+      }
+    });
+  }
+
+  oldestPendingAgeSeconds(): Promise<number> {
+    return this.db.run("oldest pending webhook", async (pool) => {
+      const result = await pool.query<{ age: bigint | null }>(
+        `SELECT ${NOW_MS} - min(e.created_at) AS age FROM webhook_deliveries d
+         JOIN webhook_events e ON e.id = d.event WHERE d.state = 'pending'`,
+      );
+      const age = result.rows[0]?.age;
+      return age == null ? 0 : Math.max(0, Number(age) / 1000);
+    });
+  }
+
+  prune(before: number): Promise<number> {
+    return this.db.run("prune webhook events", (pool) =>
+      inTransaction(pool, async (client) => {
+        const done = `SELECT e.id FROM webhook_events e WHERE e.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')`;
+        await client.query(`DELETE FROM webhook_deliveries WHERE event IN (${done})`, [before]);
+        return (await client.query(`DELETE FROM webhook_events WHERE id IN (${done})`, [before])).rowCount ?? 0;
+      }),
+    );
+  }
+
+  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint> {
+    return this.db.run("add webhook endpoint", async (pool) =>
+      endpointFromRow(await insertEndpoint(pool, url, events, secret, "admin")),
+    );
+  }
+
+  listEndpoints(): Promise<WebhookEndpoint[]> {
+    return this.db.run("list webhook endpoints", async (pool) => {
+      const result = await pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY id`);
+      return result.rows.map(endpointFromRow);
+    });
+  }
+
+  removeEndpoint(endpoint: number): Promise<boolean> {
+    if (!isInt4(endpoint)) return Promise.resolve(false);
+    return this.db.run("remove webhook endpoint", (pool) =>
+      inTransaction(pool, (client) => removeEndpoint(client, endpoint)),
+    );
+  }
+
+  rotateSecret(endpoint: number, secret: string, overlapUntil: number): Promise<boolean> {
+    if (!isInt4(endpoint)) return Promise.resolve(false);
+    return this.db.run("rotate webhook secret", async (pool) => {
+      const result = await pool.query(
+        "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = $3, secret = $2 WHERE id = $1",
+        [endpoint, secret, overlapUntil],
+      );
+      return result.rowCount === 1;
+    });
+  }
+
+  syncConfigured(urls: readonly string[], secret: string): Promise<void> {
+    // Instances starting at once must not each add the configured endpoints: an advisory lock
+    // makes the read-then-write one step across every instance on this schema.
+    return this.db.run("sync configured webhook endpoints", (pool) =>
+      inTransaction(pool, async (client) => {
+        await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [WEBHOOK_LOCK_CLASS]);
+        const configured = await client.query<{ id: number; url: string }>(
+          "SELECT id, url FROM webhook_endpoints WHERE source = 'config'",
+        );
+        for (const { id, url } of configured.rows) {
+          if (urls.includes(url))
+            await client.query("UPDATE webhook_endpoints SET secret = $2 WHERE id = $1", [id, secret]);
+          else await removeEndpoint(client, id);
+        }
+        for (const url of urls) {
+          if (!configured.rows.some((endpoint) => endpoint.url === url)) {
+            await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config");
+          }
+        }
+      }),
+    );
+  }
+
+  listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]> {
+    return this.db.run("list webhook deliveries", async (pool) => {
+      const result = await pool.query<DeliveryRow>(deliveriesSql(failedOnly, "$1"), [limit]);
+      return result.rows.map(deliveryFromRow);
+    });
+  }
+
+  redeliver(delivery: number): Promise<boolean> {
+    if (!Number.isSafeInteger(delivery) || delivery < 1) return Promise.resolve(false);
+    return this.db.run("redeliver webhook", async (pool) => {
+      const result = await pool.query(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ${NOW_MS}, lease_until = NULL,
+           lease_owner = NULL, last_status = NULL, last_error = NULL, finished_at = NULL
+         WHERE id = $1 AND state <> 'pending'
+           AND endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)`,
+        [delivery],
+      );
+      return result.rowCount === 1;
+    });
+  }
+}
+
+/** Endpoint ids are int4 identities: anything else names no endpoint (and must not become a range error). */
+function isInt4(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= 2 ** 31 - 1;
+}
+
+type Queryable = { query: PostgresDatabase["pool"]["query"] };
+
+async function insertEndpoint(
+  client: Queryable,
+  url: string,
+  events: readonly WebhookEventType[],
+  secret: string,
+  source: WebhookEndpoint["source"],
+): Promise<EndpointRow> {
+  const result = await client.query<EndpointRow>(
+    `INSERT INTO webhook_endpoints (url, secret, events, source, created_at) VALUES ($1, $2, $3, $4, ${NOW_MS})
+     RETURNING ${ENDPOINT_COLUMNS}`,
+    [url, secret, eventsToColumn(events), source],
+  );
+  return result.rows[0]!;
+}
+
+async function removeEndpoint(client: Queryable, endpoint: number): Promise<boolean> {
+  await client.query("DELETE FROM webhook_deliveries WHERE endpoint = $1", [endpoint]);
+  return (await client.query("DELETE FROM webhook_endpoints WHERE id = $1", [endpoint])).rowCount === 1;
+}

@@ -1,0 +1,95 @@
+import type { WebhookEventType } from "@plantstore/contract";
+import type { Database, Statement } from "better-sqlite3";
+import type {
+  AttemptResult,
+  Claim,
+  DeliveryInfo,
+  DueDelivery,
+  WebhookEndpoint,
+  WebhookRepository,
+} from "../storage.js";
+import {
+  deliveriesSql,
+  deliveryFromRow,
+  endpointFromRow,
+  type DeliveryRow,
+  type EndpointRow,
+} from "../webhook-rows.js";
+import type { GroupCommit } from "./group-commit.js";
+
+/**
+ * Webhooks in SQLite. Every write (claims, results, endpoint changes) goes through the group commit
+ * to the writer thread, so that no commit's fsync, and no wait for the write lock, ever blocks the
+ * event loop; reads use this thread's connection. Times come from this process's clock (one machine).
+ */
+export class SqliteWebhookRepository implements WebhookRepository {
+  private readonly nextDue: Statement<[], { due: number | null }>;
+  private readonly oldestPending: Statement<[], { created: number | null }>;
+  private readonly endpoints: Statement<[], EndpointRow>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly groupCommit: GroupCommit,
+  ) {
+    this.nextDue = db.prepare(
+      "SELECT min(max(next_attempt_at, coalesce(lease_until, 0))) AS due FROM webhook_deliveries WHERE state = 'pending'",
+    );
+    this.oldestPending = db.prepare(
+      `SELECT min(e.created_at) AS created FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
+       WHERE d.state = 'pending'`,
+    );
+    this.endpoints = db.prepare(
+      "SELECT id, url, events, source, created_at, disabled_at, disabled_reason FROM webhook_endpoints ORDER BY id",
+    );
+  }
+
+  async msUntilNextDue(): Promise<number | undefined> {
+    const due = this.nextDue.get()?.due;
+    return due == null ? undefined : due - Date.now();
+  }
+
+  claimDue(claim: Claim): Promise<DueDelivery[]> {
+    return this.groupCommit.webhook({ kind: "claim", claim });
+  }
+
+  settle(delivery: number, owner: string, result: AttemptResult): Promise<void> {
+    return this.groupCommit.webhook({ kind: "settle", delivery, owner, result });
+  }
+
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const created = this.oldestPending.get()?.created;
+    return created == null ? 0 : Math.max(0, (Date.now() - created) / 1000);
+  }
+
+  prune(before: number): Promise<number> {
+    return this.groupCommit.webhook({ kind: "prune", before });
+  }
+
+  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint> {
+    return this.groupCommit.webhook({ kind: "add-endpoint", url, events: [...events], secret });
+  }
+
+  async listEndpoints(): Promise<WebhookEndpoint[]> {
+    return this.endpoints.all().map(endpointFromRow);
+  }
+
+  removeEndpoint(endpoint: number): Promise<boolean> {
+    return this.groupCommit.webhook({ kind: "remove-endpoint", endpoint });
+  }
+
+  rotateSecret(endpoint: number, secret: string, overlapUntil: number): Promise<boolean> {
+    return this.groupCommit.webhook({ kind: "rotate-secret", endpoint, secret, overlapUntil });
+  }
+
+  syncConfigured(urls: readonly string[], secret: string): Promise<void> {
+    return this.groupCommit.webhook({ kind: "sync-configured", urls: [...urls], secret });
+  }
+
+  async listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]> {
+    return this.db.prepare<[number], DeliveryRow>(deliveriesSql(failedOnly, "?")).all(limit).map(deliveryFromRow);
+  }
+
+  redeliver(delivery: number): Promise<boolean> {
+    return this.groupCommit.webhook({ kind: "redeliver", delivery });
+  }
+}

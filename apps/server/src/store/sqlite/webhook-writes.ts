@@ -1,0 +1,254 @@
+import { isWebhookEventType, webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import type { Database, Statement } from "better-sqlite3";
+import type { AttemptResult, Claim, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
+import { endpointFromRow, eventsToColumn, GONE_REASON, newEventId, type EndpointRow } from "../webhook-rows.js";
+
+/** A webhook write, run on the writer thread like every other write (SQLite has one writer). */
+export type WebhookWrite =
+  | { kind: "claim"; claim: Claim }
+  | { kind: "settle"; delivery: number; owner: string; result: AttemptResult }
+  | { kind: "prune"; before: number }
+  | { kind: "add-endpoint"; url: string; events: WebhookEventType[]; secret: string }
+  | { kind: "remove-endpoint"; endpoint: number }
+  | { kind: "rotate-secret"; endpoint: number; secret: string; overlapUntil: number }
+  | { kind: "sync-configured"; urls: string[]; secret: string }
+  | { kind: "redeliver"; delivery: number };
+
+interface ClaimedRow {
+  id: number;
+  event: number;
+  endpoint: number;
+  attempts: number;
+}
+
+interface ClaimDetails {
+  event_id: string;
+  type: string;
+  body: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_until: number | null;
+}
+
+/**
+ * The webhook statements of the writer thread. Events are written in the transaction of the plant
+ * change that caused them (the outbox), one delivery per endpoint subscribed at that moment; an
+ * event no endpoint wants is not written at all.
+ */
+export class WebhookWrites {
+  private readonly activeEndpoints: Statement<[], { id: number; events: string }>;
+  private readonly insertEvent: Statement<[string, string, string, number]>;
+  private readonly insertDelivery: Statement<[number | bigint, number, number]>;
+  private readonly claimDue: Statement<
+    { now: number; skip: string; perEndpoint: number; limit: number; leaseUntil: number; owner: string },
+    ClaimedRow
+  >;
+  private readonly claimDetails: Statement<[number, number, number], ClaimDetails>;
+  /** The endpoints subscribed to each event type, read once per batch. */
+  private subscribers: Map<string, number[]> | undefined;
+
+  constructor(private readonly db: Database) {
+    this.activeEndpoints = db.prepare("SELECT id, events FROM webhook_endpoints WHERE disabled_at IS NULL");
+    this.insertEvent = db.prepare("INSERT INTO webhook_events (event_id, type, body, created_at) VALUES (?, ?, ?, ?)");
+    this.insertDelivery = db.prepare(
+      "INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at) VALUES (?, ?, ?)",
+    );
+    // Due, not leased (or the lease ran out), at most `perEndpoint` per endpoint, oldest first.
+    this.claimDue = db.prepare(`
+      WITH ranked AS (
+        SELECT d.id, d.next_attempt_at,
+               row_number() OVER (PARTITION BY d.endpoint ORDER BY d.next_attempt_at, d.id) AS rank
+        FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint AND p.disabled_at IS NULL
+        WHERE d.state = 'pending' AND d.next_attempt_at <= :now
+          AND (d.lease_until IS NULL OR d.lease_until <= :now)
+          AND d.endpoint NOT IN (SELECT value FROM json_each(:skip))
+      )
+      UPDATE webhook_deliveries SET lease_until = :leaseUntil, lease_owner = :owner, attempts = attempts + 1
+      WHERE id IN (SELECT id FROM ranked WHERE rank <= :perEndpoint ORDER BY next_attempt_at, id LIMIT :limit)
+      RETURNING id, event, endpoint, attempts`);
+    this.claimDetails = db.prepare(`
+      SELECT e.event_id, e.type, e.body, p.url, p.secret,
+             CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret, p.previous_until
+      FROM webhook_events e, webhook_endpoints p WHERE e.id = ? AND p.id = ?`);
+  }
+
+  /** Called at the start of every batch: endpoints may have changed since the last one. */
+  beginBatch(): void {
+    this.subscribers = undefined;
+  }
+
+  /** True when an endpoint subscribes to events of this type (as of this batch). */
+  wants(type: WebhookEventType): boolean {
+    this.subscribers ??= this.readSubscribers();
+    return (this.subscribers.get(type)?.length ?? 0) > 0;
+  }
+
+  /** Writes the event of a plant change and its deliveries; returns how many deliveries. */
+  recordEvent(type: WebhookEventType, plant: StoredPlant, now: number): number {
+    this.subscribers ??= this.readSubscribers();
+    const endpoints = this.subscribers.get(type);
+    if (endpoints === undefined || endpoints.length === 0) return 0;
+    const event = this.insertEvent.run(newEventId(), type, webhookEventBody(type, plant, new Date(now)), now);
+    for (const endpoint of endpoints) this.insertDelivery.run(event.lastInsertRowid, endpoint, now);
+    return endpoints.length;
+  }
+
+  run(write: WebhookWrite, now: number): unknown {
+    switch (write.kind) {
+      case "claim":
+        return this.claim(write.claim, now);
+      case "settle":
+        return this.settle(write.delivery, write.owner, write.result, now);
+      case "prune":
+        return this.prune(write.before);
+      case "add-endpoint":
+        return this.addEndpoint(write.url, write.events, write.secret, "admin", now);
+      case "remove-endpoint":
+        return this.removeEndpoint(write.endpoint);
+      case "rotate-secret":
+        return (
+          this.db
+            .prepare(
+              "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = ?, secret = ? WHERE id = ?",
+            )
+            .run(write.overlapUntil, write.secret, write.endpoint).changes === 1
+        );
+      case "sync-configured":
+        return this.syncConfigured(write.urls, write.secret, now);
+      case "redeliver":
+        return (
+          this.db
+            .prepare(
+              `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, lease_until = NULL,
+                 lease_owner = NULL, last_status = NULL, last_error = NULL, finished_at = NULL
+               WHERE id = ? AND state <> 'pending'
+                 AND endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)`,
+            )
+            .run(now, write.delivery).changes === 1
+        );
+    }
+  }
+
+  private readSubscribers(): Map<string, number[]> {
+    const subscribers = new Map<string, number[]>();
+    for (const { id, events } of this.activeEndpoints.all()) {
+      for (const type of events.split(" ")) subscribers.set(type, [...(subscribers.get(type) ?? []), id]);
+    }
+    return subscribers;
+  }
+
+  private claim(claim: Claim, now: number): DueDelivery[] {
+    const rows = this.claimDue.all({
+      now,
+      skip: JSON.stringify(claim.skipEndpoints),
+      perEndpoint: claim.perEndpoint,
+      limit: claim.limit,
+      leaseUntil: now + claim.leaseMs,
+      owner: claim.owner,
+    });
+    return rows.map((row): DueDelivery => {
+      const details = this.claimDetails.get(now, row.event, row.endpoint)!;
+      if (!isWebhookEventType(details.type)) throw new Error(`unknown event type ${details.type}`);
+      return {
+        delivery: row.id,
+        eventId: details.event_id,
+        type: details.type,
+        body: details.body,
+        attempt: row.attempts,
+        endpoint: row.endpoint,
+        url: details.url,
+        secrets: details.previous_secret === null ? [details.secret] : [details.secret, details.previous_secret],
+      };
+    });
+  }
+
+  private settle(delivery: number, owner: string, result: AttemptResult, now: number): void {
+    const mine = "id = :delivery AND lease_owner = :owner AND state = 'pending'";
+    const status = "status" in result ? (result.status ?? null) : null;
+    const error = "error" in result ? (result.error ?? null) : null;
+    switch (result.kind) {
+      case "delivered":
+      case "failed":
+        this.db
+          .prepare(
+            `UPDATE webhook_deliveries SET state = :state, lease_until = NULL, lease_owner = NULL,
+               last_status = :status, last_error = :error, finished_at = :now WHERE ${mine}`,
+          )
+          .run({ state: result.kind, status, error, now, delivery, owner });
+        return;
+      case "retry":
+        this.db
+          .prepare(
+            `UPDATE webhook_deliveries SET next_attempt_at = :next, lease_until = NULL, lease_owner = NULL,
+               last_status = :status, last_error = :error WHERE ${mine}`,
+          )
+          .run({ next: now + result.delayMs, status, error, delivery, owner });
+        return;
+      case "endpoint-gone": {
+        const row = this.db
+          .prepare<[number, string], { endpoint: number }>(
+            "SELECT endpoint FROM webhook_deliveries WHERE id = ? AND lease_owner = ?",
+          )
+          .get(delivery, owner);
+        if (row === undefined) return;
+        this.db
+          .prepare("UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ?")
+          .run(now, GONE_REASON, row.endpoint);
+        this.db
+          .prepare(
+            `UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL, lease_owner = NULL,
+               last_status = CASE WHEN id = :delivery THEN :status ELSE last_status END,
+               last_error = :reason, finished_at = :now
+             WHERE endpoint = :endpoint AND state = 'pending'`,
+          )
+          .run({ delivery, status, reason: GONE_REASON, now, endpoint: row.endpoint });
+        return;
+      }
+    }
+  }
+
+  private prune(before: number): number {
+    // Events old enough whose every delivery was delivered (or that have none left).
+    const done = `SELECT e.id FROM webhook_events e WHERE e.created_at < ?
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')`;
+    this.db.prepare(`DELETE FROM webhook_deliveries WHERE event IN (${done})`).run(before);
+    return this.db.prepare(`DELETE FROM webhook_events WHERE id IN (${done})`).run(before).changes;
+  }
+
+  private addEndpoint(
+    url: string,
+    events: readonly WebhookEventType[],
+    secret: string,
+    source: WebhookEndpoint["source"],
+    now: number,
+  ): WebhookEndpoint {
+    const row = this.db
+      .prepare<[string, string, string, string, number], EndpointRow>(
+        `INSERT INTO webhook_endpoints (url, secret, events, source, created_at) VALUES (?, ?, ?, ?, ?)
+         RETURNING id, url, events, source, created_at, disabled_at, disabled_reason`,
+      )
+      .get(url, secret, eventsToColumn(events), source, now)!;
+    return endpointFromRow(row);
+  }
+
+  private removeEndpoint(endpoint: number): boolean {
+    this.db.prepare("DELETE FROM webhook_deliveries WHERE endpoint = ?").run(endpoint);
+    return this.db.prepare("DELETE FROM webhook_endpoints WHERE id = ?").run(endpoint).changes === 1;
+  }
+
+  private syncConfigured(urls: string[], secret: string, now: number): void {
+    const configured = this.db
+      .prepare<[], { id: number; url: string }>("SELECT id, url FROM webhook_endpoints WHERE source = 'config'")
+      .all();
+    for (const { id, url } of configured) {
+      if (urls.includes(url)) this.db.prepare("UPDATE webhook_endpoints SET secret = ? WHERE id = ?").run(secret, id);
+      else this.removeEndpoint(id);
+    }
+    for (const url of urls) {
+      if (!configured.some((endpoint) => endpoint.url === url)) {
+        this.addEndpoint(url, ["plant.created", "plant.deleted"], secret, "config", now);
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
+import type { DeliveryInfo, WebhookEndpoint } from "./storage.js";
+
+/** A new event id: unique, opaque, and the same on every attempt of the event's deliveries. */
+export function newEventId(): string {
+  return `msg_${randomUUID().replaceAll("-", "")}`;
+}
+
+/** Why an endpoint stopped receiving deliveries on its own (the only way one is disabled). */
+export const GONE_REASON = "the endpoint answered 410 Gone";
+
+/** A webhook_endpoints row as both databases return it (times in epoch ms; PostgreSQL's bigint as bigint). */
+export interface EndpointRow {
+  id: number;
+  url: string;
+  events: string;
+  source: string;
+  created_at: number | bigint;
+  disabled_at: number | bigint | null;
+  disabled_reason: string | null;
+}
+
+const iso = (ms: number | bigint) => new Date(Number(ms)).toISOString();
+
+export function eventsToColumn(events: readonly WebhookEventType[]): string {
+  return WEBHOOK_EVENT_TYPES.filter((type) => events.includes(type)).join(" ");
+}
+
+function eventsFromColumn(column: string): WebhookEventType[] {
+  return column.split(" ").filter(isWebhookEventType);
+}
+
+export function endpointFromRow(row: EndpointRow): WebhookEndpoint {
+  const endpoint: WebhookEndpoint = {
+    id: row.id,
+    url: row.url,
+    events: eventsFromColumn(row.events),
+    source: row.source === "config" ? "config" : "admin",
+    createdAt: iso(row.created_at),
+  };
+  if (row.disabled_at !== null) {
+    endpoint.disabledAt = iso(row.disabled_at);
+    endpoint.disabledReason = row.disabled_reason ?? "";
+  }
+  return endpoint;
+}
+
+/** A webhook_deliveries row joined with its event and endpoint, as both listings read it. */
+export interface DeliveryRow {
+  id: number | bigint;
+  event_id: string;
+  type: string;
+  endpoint: number;
+  url: string;
+  state: string;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: number | bigint;
+  finished_at: number | bigint | null;
+}
+
+export function deliveryFromRow(row: DeliveryRow): DeliveryInfo {
+  const info: DeliveryInfo = {
+    delivery: Number(row.id),
+    eventId: row.event_id,
+    type: isWebhookEventType(row.type) ? row.type : "plant.created",
+    endpoint: row.endpoint,
+    url: row.url,
+    state: row.state === "delivered" || row.state === "failed" ? row.state : "pending",
+    attempts: row.attempts,
+    at: iso(row.finished_at ?? row.next_attempt_at),
+  };
+  if (row.last_status !== null) info.lastStatus = row.last_status;
+  if (row.last_error !== null) info.lastError = row.last_error;
+  return info;
+}
+
+/** The listing of deliveries, newest first (the same SQL on both backends). */
+export function deliveriesSql(failedOnly: boolean, limitPlaceholder: string): string {
+  return `SELECT d.id, e.event_id, e.type, d.endpoint, p.url, d.state, d.attempts, d.last_status, d.last_error,
+                 d.next_attempt_at, d.finished_at
+          FROM webhook_deliveries d
+          JOIN webhook_events e ON e.id = d.event
+          JOIN webhook_endpoints p ON p.id = d.endpoint
+          ${failedOnly ? "WHERE d.state = 'failed'" : ""}
+          ORDER BY d.id DESC LIMIT ${limitPlaceholder}`;
+}

@@ -1,0 +1,231 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { WEBHOOK_HEADERS } from "@plantstore/contract";
+import type { Logger } from "../logger.js";
+import type { Metrics, WebhookAttemptOutcome } from "../metrics.js";
+import type { AttemptResult, DueDelivery, WebhookRepository } from "../store/storage.js";
+import { retryAfterMs, retryDelayMs } from "./schedule.js";
+import { signatureHeader } from "./signing.js";
+
+export interface DeliverySettings {
+  /** Seconds between attempts; one first attempt plus one per delay, then the delivery has failed. */
+  retryDelaysSeconds: readonly number[];
+  /** Time limit of one attempt, from connecting to the end of the answer's head. */
+  timeoutMs: number;
+  /** Delivered events are deleted once this old. */
+  retentionMs: number;
+}
+
+/** Attempts in flight at once in this instance, and per endpoint (a slow endpoint holds at most its share). */
+const MAX_IN_FLIGHT = 64;
+const MAX_PER_ENDPOINT = 4;
+/** How often an idle worker looks for due deliveries (other instances' events, expired leases, retries). */
+const POLL_MS = 1_000;
+const PRUNE_EVERY_MS = 3_600_000;
+
+/** Where a delivery went, for logs: never the query string or credentials of a URL (they may hold secrets). */
+function shownUrl(url: string): string {
+  try {
+    const { origin, pathname } = new URL(url);
+    return `${origin}${pathname}`;
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+interface Answer {
+  status?: number;
+  retryAfter?: string | null;
+  error?: string;
+}
+
+/**
+ * Delivers webhook events, outside every request: claims due deliveries (leases, so that on
+ * PostgreSQL each attempt is made by one instance at a time), signs and sends each, and records the
+ * result: any 2xx delivers it; 410 Gone disables the endpoint; anything else (3xx included:
+ * redirects are not followed, 4xx, 5xx, timeouts, refused connections) is retried on the schedule
+ * until it is exhausted, then the delivery is kept as failed. Each attempt is one log line.
+ * A slow or dead endpoint holds at most MAX_PER_ENDPOINT attempts, so it slows no other endpoint,
+ * and no request ever waits for a delivery.
+ */
+export class DeliveryWorker {
+  /** Who holds this instance's leases: unique per process. */
+  readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly inFlight = new Map<number, { endpoint: number; done: Promise<void>; abort: AbortController }>();
+  private lastPrune = 0;
+
+  constructor(
+    private readonly repository: WebhookRepository,
+    private readonly settings: DeliverySettings,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** New deliveries were committed (or a slot freed): look now rather than at the next poll. */
+  poke(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Stops claiming, lets attempts in flight finish for up to `graceMs`, then cuts them. A cut
+   * attempt is not recorded: its lease runs out and the delivery is attempted again later (at least
+   * once, never lost).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.running = false;
+    this.poke();
+    await this.loop;
+    const finished = Promise.all([...this.inFlight.values()].map((attempt) => attempt.done));
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([finished, deadline]);
+    for (const attempt of this.inFlight.values()) attempt.abort.abort();
+    await finished;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let pause = POLL_MS;
+      try {
+        const claimed = await this.claimDue();
+        if (claimed > 0) {
+          pause = 0; // there may be more due
+        } else {
+          // Due but not claimable now (every slot of its endpoint busy, or another instance claiming
+          // it): a finished attempt pokes the worker; otherwise sleep until the next is due.
+          const wait = await this.repository.msUntilNextDue();
+          pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
+        }
+        await this.pruneNowAndThen();
+      } catch (error) {
+        this.logger.warn({ err: error }, "webhook deliveries: could not reach storage; trying again");
+      }
+      if (pause > 0 && this.running) await this.sleep(pause);
+    }
+  }
+
+  /** Claims what is due and starts each attempt; returns how many were claimed. */
+  private async claimDue(): Promise<number> {
+    const free = MAX_IN_FLIGHT - this.inFlight.size;
+    if (free <= 0) return 0;
+    const perEndpoint = new Map<number, number>();
+    for (const { endpoint } of this.inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
+    const skipEndpoints = [...perEndpoint]
+      .filter(([, count]) => count >= MAX_PER_ENDPOINT)
+      .map(([endpoint]) => endpoint);
+    const due = await this.repository.claimDue({
+      owner: this.owner,
+      limit: free,
+      perEndpoint: MAX_PER_ENDPOINT,
+      // Long enough for the attempt and for recording its result; a dead instance's leases run out after it.
+      leaseMs: 2 * this.settings.timeoutMs + 1_000,
+      skipEndpoints,
+    });
+    for (const delivery of due) this.begin(delivery);
+    return due.length;
+  }
+
+  private begin(delivery: DueDelivery): void {
+    const abort = new AbortController();
+    const done = this.attempt(delivery, abort.signal)
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, delivery: delivery.delivery }, "webhook attempt failed to settle"),
+      )
+      .finally(() => {
+        this.inFlight.delete(delivery.delivery);
+        this.poke(); // a slot is free
+      });
+    this.inFlight.set(delivery.delivery, { endpoint: delivery.endpoint, done, abort });
+  }
+
+  private async attempt(delivery: DueDelivery, stopped: AbortSignal): Promise<void> {
+    const started = performance.now();
+    const answer = await this.send(delivery, stopped);
+    if (stopped.aborted) return; // shutting down: the lease runs out and the delivery is tried again
+    const result = this.resultOf(delivery, answer);
+    await this.repository.settle(delivery.delivery, this.owner, result);
+    const outcome: WebhookAttemptOutcome = result.kind === "endpoint-gone" ? "endpoint_gone" : result.kind;
+    this.metrics.countWebhookAttempt(outcome);
+    this.logger.info(
+      {
+        eventId: delivery.eventId,
+        type: delivery.type,
+        endpoint: delivery.endpoint,
+        url: shownUrl(delivery.url),
+        attempt: delivery.attempt,
+        status: answer.status,
+        ...(answer.error === undefined ? {} : { error: answer.error }),
+        outcome,
+        ms: Math.round((performance.now() - started) * 1000) / 1000,
+      },
+      "webhook attempt",
+    );
+  }
+
+  /** One signed POST; never throws: a failure to get an answer is an answer without a status. */
+  private async send(delivery: DueDelivery, stopped: AbortSignal): Promise<Answer> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const response = await fetch(delivery.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "PlantStore-Webhooks/1.0",
+          [WEBHOOK_HEADERS.id]: delivery.eventId,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
+        },
+        body: delivery.body,
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(this.settings.timeoutMs), stopped]),
+      });
+      // The answer's body is not read: only its status says anything.
+      await response.body?.cancel();
+      return { status: response.status, retryAfter: response.headers.get("retry-after") };
+    } catch (error) {
+      const reason = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      const timedOut = reason instanceof Error && reason.name === "TimeoutError";
+      return {
+        error: timedOut
+          ? `no answer within ${this.settings.timeoutMs} ms`
+          : String((reason as Error)?.message ?? reason),
+      };
+    }
+  }
+
+  private resultOf(delivery: DueDelivery, { status, retryAfter, error }: Answer): AttemptResult {
+    if (status !== undefined && status >= 200 && status < 300) return { kind: "delivered", status };
+    if (status === 410) return { kind: "endpoint-gone", status };
+    const honoured = status === 429 || status === 503 ? retryAfterMs(retryAfter ?? null) : undefined;
+    const delayMs = retryDelayMs(delivery.attempt, this.settings.retryDelaysSeconds, honoured);
+    const why = error ?? `answered ${status}`;
+    return delayMs === undefined
+      ? { kind: "failed", ...(status === undefined ? {} : { status }), error: why }
+      : { kind: "retry", delayMs, ...(status === undefined ? {} : { status }), error: why };
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = Date.now();
+    const pruned = await this.repository.prune(Date.now() - this.settings.retentionMs);
+    if (pruned > 0) this.logger.info({ pruned }, "pruned delivered webhook events");
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

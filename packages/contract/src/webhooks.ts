@@ -1,0 +1,66 @@
+import { extendApi } from "@anatine/zod-openapi";
+import { z } from "zod";
+import { stringifyExactJson } from "./exact-json.js";
+import { StoredPlant } from "./plant.js";
+
+/**
+ * The events Plant Store sends to webhook endpoints (Standard Webhooks: a `type`, a `timestamp` and
+ * the event's `data`), signed with the headers below. `plant.created` is sent once per plant a create
+ * made (never for a replay, a conflict or a failed create); `plant.deleted` once per delete that
+ * answered 204, with the plant as it was.
+ */
+export const WEBHOOK_EVENT_TYPES = ["plant.created", "plant.deleted"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** The Standard Webhooks headers of every delivery. */
+export const WEBHOOK_HEADERS = {
+  /** Unique per event, the same on every retry of it: receivers de-duplicate on it. */
+  id: "webhook-id",
+  /** Unix seconds of this attempt. */
+  timestamp: "webhook-timestamp",
+  /** `v1,<base64 HMAC-SHA256>`, space-separated when several secrets are in use (rotation). */
+  signature: "webhook-signature",
+} as const;
+
+const eventOf = (type: WebhookEventType, description: string) =>
+  extendApi(
+    z.object({
+      type: z.literal(type),
+      timestamp: extendApi(z.string().datetime(), { description: "When the change was committed (RFC 3339, UTC)." }),
+      data: StoredPlant,
+    }),
+    {
+      title: type === "plant.created" ? "PlantCreatedEvent" : "PlantDeletedEvent",
+      description,
+      example: {
+        type,
+        timestamp: "2026-11-22T10:15:30.123Z",
+        data: { id: 9007199254740993, name: "Monstera deliciosa", tag: "indoor" },
+      },
+    },
+  );
+
+export const PlantCreatedEvent = eventOf(
+  "plant.created",
+  "A plant was added to the store (a create answered 200 created).",
+);
+export const PlantDeletedEvent = eventOf(
+  "plant.deleted",
+  "A plant was deleted (a delete answered 204); data is the plant as it was.",
+);
+export const WebhookEvent = z.discriminatedUnion("type", [PlantCreatedEvent, PlantDeletedEvent]);
+export type WebhookEvent = z.output<typeof WebhookEvent>;
+
+/**
+ * The body of an event: the exact bytes that are signed and sent on every attempt. Ids are exact
+ * JSON integers; the tag appears only when the plant has one.
+ */
+export function webhookEventBody(type: WebhookEventType, plant: StoredPlant, timestamp: Date): string {
+  const data =
+    plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+  return stringifyExactJson({ type, timestamp: timestamp.toISOString(), data });
+}
