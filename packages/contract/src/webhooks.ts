@@ -39,7 +39,7 @@ const eventOf = (type: WebhookEventType, description: string) =>
       example: {
         type,
         timestamp: "2026-11-22T10:15:30.123Z",
-        data: { id: 9007199254740993, name: "Monstera deliciosa", tag: "indoor" },
+        data: { id: 7, name: "Monstera deliciosa", tag: "indoor" },
       },
     },
   );
