@@ -108,8 +108,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       (closing ??= (async () => {
         shuttingDown = true;
         logger.info("shutting down");
-        const finished = await drain(server, config.shutdownTimeoutMs);
-        await deliveries?.stop(config.shutdownTimeoutMs);
+        // Requests in flight and webhook attempts in flight finish side by side, within one deadline.
+        const [finished] = await Promise.all([
+          drain(server, config.shutdownTimeoutMs),
+          deliveries?.stop(config.shutdownTimeoutMs),
+        ]);
         verifier.stop();
         await storage.close();
         logger.info({ clean: finished }, "stopped");

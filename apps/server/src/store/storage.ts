@@ -98,11 +98,11 @@ export interface Claim {
   /** Who holds the leases (one id per server process). */
   owner: string;
   limit: number;
-  /** At most this many deliveries of one endpoint per claim (so one endpoint cannot take every slot). */
+  /** At most this many deliveries of one endpoint in flight (so one endpoint cannot take every slot). */
   perEndpoint: number;
   leaseMs: number;
-  /** Endpoints with every slot busy in this instance: none of theirs are claimed. */
-  skipEndpoints: number[];
+  /** Attempts already in flight here, by endpoint: they count against `perEndpoint`. */
+  busy: Array<[endpoint: number, inFlight: number]>;
 }
 
 /** What became of an attempt. */

@@ -54,6 +54,8 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** Set by poke(), cleared when the loop looks: a poke between two looks is never lost. */
+  private poked = false;
   private readonly inFlight = new Map<number, { endpoint: number; done: Promise<void>; abort: AbortController }>();
   private lastPrune = 0;
 
@@ -71,6 +73,7 @@ export class DeliveryWorker {
 
   /** New deliveries were committed (or a slot freed): look now rather than at the next poll. */
   poke(): void {
+    this.poked = true;
     this.wake?.();
   }
 
@@ -93,6 +96,7 @@ export class DeliveryWorker {
   private async run(): Promise<void> {
     while (this.running) {
       let pause = POLL_MS;
+      this.poked = false;
       try {
         const claimed = await this.claimDue();
         if (claimed > 0) {
@@ -107,7 +111,7 @@ export class DeliveryWorker {
       } catch (error) {
         this.logger.warn({ err: error }, "webhook deliveries: could not reach storage; trying again");
       }
-      if (pause > 0 && this.running) await this.sleep(pause);
+      if (pause > 0 && this.running && !this.poked) await this.sleep(pause);
     }
   }
 
@@ -115,18 +119,15 @@ export class DeliveryWorker {
   private async claimDue(): Promise<number> {
     const free = MAX_IN_FLIGHT - this.inFlight.size;
     if (free <= 0) return 0;
-    const perEndpoint = new Map<number, number>();
-    for (const { endpoint } of this.inFlight.values()) perEndpoint.set(endpoint, (perEndpoint.get(endpoint) ?? 0) + 1);
-    const skipEndpoints = [...perEndpoint]
-      .filter(([, count]) => count >= MAX_PER_ENDPOINT)
-      .map(([endpoint]) => endpoint);
+    const busy = new Map<number, number>();
+    for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
     const due = await this.repository.claimDue({
       owner: this.owner,
       limit: free,
       perEndpoint: MAX_PER_ENDPOINT,
       // Long enough for the attempt and for recording its result; a dead instance's leases run out after it.
       leaseMs: 2 * this.settings.timeoutMs + 1_000,
-      skipEndpoints,
+      busy: [...busy],
     });
     for (const delivery of due) this.begin(delivery);
     return due.length;

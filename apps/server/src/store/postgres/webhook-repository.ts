@@ -27,7 +27,8 @@ const ENDPOINT_COLUMNS = "id, url, events, source, created_at, disabled_at, disa
  * Leases the due deliveries no one holds: `FOR UPDATE SKIP LOCKED` lets several instances claim at
  * once without waiting for or taking each other's rows, and the lease (`lease_until`, in the
  * database's time) keeps a delivery one instance's until it settles it or the lease runs out (the
- * instance died): then another takes it over. At most `perEndpoint` per endpoint per claim.
+ * instance died): then another takes it over. An endpoint gets at most `perEndpoint` in flight, counting
+ * what this instance already has in flight for it ($1, $6).
  */
 const CLAIM_SQL = `
   WITH candidates AS (
@@ -35,16 +36,15 @@ const CLAIM_SQL = `
     FROM webhook_deliveries d
     WHERE d.state = 'pending' AND d.next_attempt_at <= ${NOW_MS}
       AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
-      AND d.endpoint <> ALL($1::int[])
       AND d.endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)
     ORDER BY d.next_attempt_at, d.id
     LIMIT $2 * 4
     FOR UPDATE SKIP LOCKED
   ),
   ranked AS (
-    SELECT id, next_attempt_at,
-           row_number() OVER (PARTITION BY endpoint ORDER BY next_attempt_at, id) AS rank
-    FROM candidates
+    SELECT c.id, c.next_attempt_at,
+           row_number() OVER (PARTITION BY c.endpoint ORDER BY c.next_attempt_at, c.id) + coalesce(b.in_flight, 0) AS rank
+    FROM candidates c LEFT JOIN unnest($1::int[], $6::int[]) AS b(endpoint, in_flight) USING (endpoint)
   ),
   chosen AS (
     SELECT id FROM ranked WHERE rank <= $3 ORDER BY next_attempt_at, id LIMIT $2
@@ -89,11 +89,12 @@ export class PostgresWebhookRepository implements WebhookRepository {
   claimDue(claim: Claim): Promise<DueDelivery[]> {
     return this.db.run("claim webhook deliveries", async (pool) => {
       const result = await pool.query<ClaimedRow>(CLAIM_SQL, [
-        claim.skipEndpoints,
+        claim.busy.map(([endpoint]) => endpoint),
         claim.limit,
         claim.perEndpoint,
         claim.leaseMs,
         claim.owner,
+        claim.busy.map(([, inFlight]) => inFlight),
       ]);
       return result.rows.map((row): DueDelivery => {
         if (!isWebhookEventType(row.type)) throw new Error(`unknown event type ${row.type}`);

@@ -41,7 +41,7 @@ export class WebhookWrites {
   private readonly insertEvent: Statement<[string, string, string, number]>;
   private readonly insertDelivery: Statement<[number | bigint, number, number]>;
   private readonly claimDue: Statement<
-    { now: number; skip: string; perEndpoint: number; limit: number; leaseUntil: number; owner: string },
+    { now: number; busy: string; perEndpoint: number; limit: number; leaseUntil: number; owner: string },
     ClaimedRow
   >;
   private readonly claimDetails: Statement<[number, number, number], ClaimDetails>;
@@ -58,11 +58,11 @@ export class WebhookWrites {
     this.claimDue = db.prepare(`
       WITH ranked AS (
         SELECT d.id, d.next_attempt_at,
-               row_number() OVER (PARTITION BY d.endpoint ORDER BY d.next_attempt_at, d.id) AS rank
+               row_number() OVER (PARTITION BY d.endpoint ORDER BY d.next_attempt_at, d.id)
+                 + coalesce(json_extract(:busy, '$.e' || d.endpoint), 0) AS rank
         FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint AND p.disabled_at IS NULL
         WHERE d.state = 'pending' AND d.next_attempt_at <= :now
           AND (d.lease_until IS NULL OR d.lease_until <= :now)
-          AND d.endpoint NOT IN (SELECT value FROM json_each(:skip))
       )
       UPDATE webhook_deliveries SET lease_until = :leaseUntil, lease_owner = :owner, attempts = attempts + 1
       WHERE id IN (SELECT id FROM ranked WHERE rank <= :perEndpoint ORDER BY next_attempt_at, id LIMIT :limit)
@@ -141,7 +141,8 @@ export class WebhookWrites {
   private claim(claim: Claim, now: number): DueDelivery[] {
     const rows = this.claimDue.all({
       now,
-      skip: JSON.stringify(claim.skipEndpoints),
+      // {"e<endpoint>": <in flight>}: what each endpoint already has in flight counts against its share.
+      busy: JSON.stringify(Object.fromEntries(claim.busy.map(([endpoint, inFlight]) => [`e${endpoint}`, inFlight]))),
       perEndpoint: claim.perEndpoint,
       limit: claim.limit,
       leaseUntil: now + claim.leaseMs,

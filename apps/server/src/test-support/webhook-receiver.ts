@@ -1,0 +1,97 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { parseExactJson } from "@plantstore/contract";
+import { Webhook } from "standardwebhooks";
+
+/** One request the receiver got: a delivery attempt. */
+export interface Attempt {
+  /** `webhook-id`. */
+  id: string;
+  timestamp: string;
+  signature: string;
+  contentType: string | undefined;
+  body: string;
+  /** The body read with exact ids. */
+  event: { type: string; timestamp: string; data: { id: bigint; name: string; tag?: string } };
+  /** How many times this `webhook-id` had arrived before this one (0 for the first). */
+  seenBefore: number;
+}
+
+/** What the receiver answers an attempt: a status (with optional headers), or no answer at all. */
+export type Reply = number | { status: number; headers: Record<string, string> } | "hang";
+
+/**
+ * A real webhook receiver on 127.0.0.1 for the tests: it records every attempt and answers what the
+ * test says (by default 204). `verify` checks attempts with the standardwebhooks reference library.
+ */
+export class WebhookReceiver {
+  readonly attempts: Attempt[] = [];
+  private readonly hung = new Set<ServerResponse>();
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    public reply: (attempt: Attempt) => Reply,
+  ) {}
+
+  static async start(reply: (attempt: Attempt) => Reply = () => 204, port = 0): Promise<WebhookReceiver> {
+    let receiver: WebhookReceiver | undefined;
+    const server = createServer((req, res) => receiver!.handle(req, res));
+    server.on("connection", (socket) => {
+      receiver?.sockets.add(socket);
+      socket.on("close", () => receiver?.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    receiver = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, reply);
+    return receiver;
+  }
+
+  /** The attempts, one per `webhook-id` (receivers de-duplicate on it). */
+  events(): Attempt[] {
+    return this.attempts.filter((attempt) => attempt.seenBefore === 0);
+  }
+
+  /** Every attempt verifies with this secret (standardwebhooks: signature and timestamp tolerance). */
+  verify(secret: string, attempts: Attempt[] = this.attempts): void {
+    const webhook = new Webhook(secret);
+    for (const attempt of attempts) {
+      webhook.verify(attempt.body, {
+        "webhook-id": attempt.id,
+        "webhook-timestamp": attempt.timestamp,
+        "webhook-signature": attempt.signature,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hung) res.destroy();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    let body = "";
+    req.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      const id = String(req.headers["webhook-id"]);
+      const attempt: Attempt = {
+        id,
+        timestamp: String(req.headers["webhook-timestamp"]),
+        signature: String(req.headers["webhook-signature"]),
+        contentType: req.headers["content-type"],
+        body,
+        event: parseExactJson(body) as Attempt["event"],
+        seenBefore: this.attempts.filter((earlier) => earlier.id === id).length,
+      };
+      this.attempts.push(attempt);
+      const reply = this.reply(attempt);
+      if (reply === "hang") {
+        this.hung.add(res);
+        return;
+      }
+      const { status, headers } = typeof reply === "number" ? { status: reply, headers: {} } : reply;
+      res.writeHead(status, headers).end();
+    });
+  }
+}

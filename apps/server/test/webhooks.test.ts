@@ -1,0 +1,356 @@
+import { spawnSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Config } from "../src/config.js";
+import { testBackends, type TestBackend } from "../src/test-support/databases.js";
+import {
+  killSpawnedServers,
+  MAIN,
+  spawnServer,
+  startTestServer,
+  stringify,
+  TOKEN,
+  type ServerProcess,
+  type TestServer,
+} from "../src/test-support/test-server.js";
+import { waitFor } from "../src/test-support/wait-for.js";
+import { WebhookReceiver, type Reply } from "../src/test-support/webhook-receiver.js";
+import { generateSecret } from "../src/webhooks/signing.js";
+
+const TWO_53 = 2n ** 53n;
+/** Short schedules and timeouts, so that retries and give-ups happen within a test. */
+const FAST: Partial<Config> = { webhookRetryDelaysSeconds: [0.1, 0.1, 0.1], webhookTimeoutMs: 1_000 };
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  killSpawnedServers();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function receiver(reply?: (attempt: Parameters<WebhookReceiver["reply"]>[0]) => Reply): Promise<WebhookReceiver> {
+  const started = await WebhookReceiver.start(reply);
+  cleanups.push(() => started.close());
+  return started;
+}
+
+async function server(backend: TestBackend, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const started = await startTestServer({ databaseUrl: await backend.freshDatabaseUrl(), ...FAST, ...overrides });
+  cleanups.push(() => started.close());
+  return started;
+}
+
+const del = (target: { url: string }, id: bigint) =>
+  fetch(`${target.url}/plants/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${TOKEN}` } });
+
+describe.each(testBackends())("webhooks on $name", (backend) => {
+  afterEach(() => backend.cleanup());
+
+  it("creates, replays, conflicts and deletes send exactly plant.created and plant.deleted, signed, with exact ids", async () => {
+    const hooks = await receiver();
+    const secret = generateSecret();
+    const plantStore = await server(backend, { webhookUrls: [hooks.url], webhookSecret: secret });
+    const plants = [
+      { id: TWO_53 + 1n, name: "Monstera", tag: "indoor" },
+      { id: -(2n ** 63n), name: "Min" },
+      { id: 2n ** 63n - 1n, name: "Max 🌿", tag: 'a,"b"' },
+    ];
+    for (const plant of plants) expect((await plantStore.post(plant)).status).toBe(200);
+    expect((await plantStore.post(plants[0])).headers.get("plant-store-outcome")).toBe("replayed");
+    expect((await plantStore.post({ ...plants[0], name: "Other" })).status).toBe(409);
+    expect((await plantStore.post({ id: 1, name: "" })).status).toBe(400);
+    expect((await del(plantStore, plants[1]!.id)).status).toBe(204);
+    expect((await del(plantStore, 12345n)).status).toBe(404);
+
+    await waitFor("4 events", () => hooks.events().length >= 4);
+    hooks.verify(secret);
+    const events = hooks.events().map((attempt) => attempt.event);
+    expect(events.map((event) => [event.type, event.data])).toEqual(
+      expect.arrayContaining([
+        ["plant.created", plants[0]],
+        ["plant.created", plants[1]],
+        ["plant.created", plants[2]],
+        ["plant.deleted", plants[1]],
+      ]),
+    );
+    expect(events).toHaveLength(4);
+    for (const attempt of hooks.events()) {
+      expect(attempt.contentType).toBe("application/json");
+      expect(attempt.id).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(attempt.event.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(Math.abs(Number(attempt.timestamp) - Date.now() / 1000)).toBeLessThan(300);
+      // Ids are exact JSON integers in the body, never strings.
+      expect(attempt.body).toContain(`"id":${attempt.event.data.id},`);
+    }
+    expect(new Set(hooks.attempts.map((attempt) => attempt.id)).size).toBe(hooks.attempts.length);
+  });
+
+  it("a receiver that answers 500 twice, then 200, gets the event three times with the same webhook-id", async () => {
+    const hooks = await receiver((attempt) => (attempt.seenBefore < 2 ? 500 : 200));
+    const secret = generateSecret();
+    const plantStore = await server(backend, { webhookUrls: [hooks.url], webhookSecret: secret });
+    await plantStore.post({ id: 1n, name: "Fern" });
+    await waitFor("the third attempt", () => hooks.attempts.length >= 3);
+    expect(hooks.attempts.map((attempt) => attempt.seenBefore)).toEqual([0, 1, 2]);
+    expect(new Set(hooks.attempts.map((attempt) => attempt.id)).size).toBe(1);
+    expect(new Set(hooks.attempts.map((attempt) => attempt.body)).size).toBe(1);
+    hooks.verify(secret);
+    await waitFor("the delivery to be recorded delivered", async () => {
+      const [delivery] = await plantStore.storage.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
+      return delivery?.state === "delivered" && delivery;
+    }).then((delivery) => expect(delivery).toMatchObject({ attempts: 3, lastStatus: 200 }));
+  });
+
+  it("honours Retry-After on a 503", async () => {
+    const hooks = await receiver((attempt) =>
+      attempt.seenBefore === 0 ? { status: 503, headers: { "retry-after": "1" } } : 204,
+    );
+    const plantStore = await server(backend, { webhookUrls: [hooks.url], webhookSecret: generateSecret() });
+    await plantStore.post({ id: 1n, name: "Fern" });
+    await waitFor("the retry", () => hooks.attempts.length >= 2);
+    const [first, second] = hooks.attempts;
+    // The schedule says 0.1 s; Retry-After said 1 s (in whole seconds of webhook-timestamp: at least 1 apart).
+    expect(Number(second!.timestamp) - Number(first!.timestamp)).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a receiver that answers 410 is disabled: no delivery is made to it any more", async () => {
+    const hooks = await receiver(() => 410);
+    const plantStore = await server(backend);
+    const endpoint = await plantStore.storage.webhooks.addEndpoint(hooks.url, ["plant.created"], generateSecret());
+    await plantStore.post({ id: 1n, name: "Fern" });
+    await waitFor("the endpoint to be disabled", async () => {
+      const [listed] = await plantStore.storage.webhooks.listEndpoints();
+      return listed?.disabledAt !== undefined && listed;
+    }).then((listed) =>
+      expect(listed).toMatchObject({ id: endpoint.id, disabledReason: expect.stringContaining("410") }),
+    );
+    expect(hooks.attempts).toHaveLength(1);
+    // Later events are not even written for it: the delivery rows would be in the create's transaction.
+    await plantStore.post({ id: 2n, name: "Moss" });
+    const deliveries = await plantStore.storage.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ state: "failed", lastStatus: 410 });
+  });
+
+  it("a receiver that never answers is abandoned after the schedule, listed as failed, and re-sending it works", async () => {
+    let answering = false;
+    const hooks = await receiver(() => (answering ? 204 : "hang"));
+    const plantStore = await server(backend, {
+      webhookUrls: [hooks.url],
+      webhookSecret: generateSecret(),
+      webhookTimeoutMs: 300,
+      webhookRetryDelaysSeconds: [0.1, 0.1],
+    });
+    await plantStore.post({ id: 1n, name: "Fern" });
+    const failed = await waitFor("the delivery to fail", async () => {
+      const [delivery] = await plantStore.storage.webhooks.listDeliveries({ failedOnly: true, limit: 10 });
+      return delivery;
+    });
+    expect(failed).toMatchObject({ state: "failed", attempts: 3, lastError: "no answer within 300 ms" });
+    expect(hooks.attempts).toHaveLength(3);
+
+    answering = true;
+    expect(await plantStore.storage.webhooks.redeliver(failed.delivery)).toBe(true);
+    await waitFor("the re-sent delivery", () => hooks.attempts.length >= 4);
+    expect(hooks.attempts[3]!.id).toBe(failed.eventId);
+    await waitFor("the delivery to be delivered", async () => {
+      const deliveries = await plantStore.storage.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
+      return deliveries[0]?.state === "delivered";
+    });
+    expect(await plantStore.storage.webhooks.redeliver(failed.delivery)).toBe(true); // delivered ones too
+    expect(await plantStore.storage.webhooks.redeliver(999_999)).toBe(false);
+  });
+
+  it("endpoints are picked up while the server runs; each gets only its events; a removed one gets none", async () => {
+    const [created, deleted] = [await receiver(), await receiver()];
+    const plantStore = await server(backend);
+    const webhooks = plantStore.storage.webhooks;
+    const onlyCreated = await webhooks.addEndpoint(created.url, ["plant.created"], generateSecret());
+    await webhooks.addEndpoint(deleted.url, ["plant.deleted"], generateSecret());
+    await plantStore.post({ id: 1n, name: "Fern" });
+    await del(plantStore, 1n);
+    await waitFor("both events", () => created.events().length === 1 && deleted.events().length === 1);
+    expect(created.events()[0]!.event.type).toBe("plant.created");
+    expect(deleted.events()[0]!.event.type).toBe("plant.deleted");
+
+    expect(await webhooks.removeEndpoint(onlyCreated.id)).toBe(true);
+    await plantStore.post({ id: 2n, name: "Moss" });
+    await del(plantStore, 2n);
+    await waitFor("the second delete's event", () => deleted.events().length === 2);
+    expect((await webhooks.listDeliveries({ failedOnly: false, limit: 10 })).map((d) => d.endpoint)).not.toContain(
+      onlyCreated.id,
+    );
+    expect(created.events()).toHaveLength(1);
+  });
+
+  it("a dead endpoint slows neither creates nor another endpoint", async () => {
+    const [dead, alive] = [await receiver(() => "hang"), await receiver()];
+    // A short shutdown: the dead endpoint's attempts are still hanging when the test ends.
+    const plantStore = await server(backend, { webhookTimeoutMs: 60_000, shutdownTimeoutMs: 200 });
+    await plantStore.storage.webhooks.addEndpoint(dead.url, ["plant.created"], generateSecret());
+    await plantStore.storage.webhooks.addEndpoint(alive.url, ["plant.created"], generateSecret());
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => plantStore.post({ id: BigInt(i), name: "p" })),
+    );
+    expect(answers.map((response) => response.status)).toEqual(Array(40).fill(200));
+    // Every event reaches the live endpoint while the dead one holds its few slots, hanging.
+    await waitFor("40 events at the live endpoint", () => alive.events().length === 40);
+    expect(dead.attempts.length).toBeLessThanOrEqual(4);
+  });
+
+  it("while a secret is rotated, deliveries carry both signatures and each verifies", async () => {
+    const hooks = await receiver();
+    const plantStore = await server(backend);
+    const [old, current] = [generateSecret(), generateSecret()];
+    const endpoint = await plantStore.storage.webhooks.addEndpoint(hooks.url, ["plant.created"], old);
+    await plantStore.storage.webhooks.rotateSecret(endpoint.id, current, Date.now() + 3_600_000);
+    await plantStore.post({ id: 1n, name: "Fern" });
+    await waitFor("the event", () => hooks.attempts.length === 1);
+    expect(hooks.attempts[0]!.signature.split(" ")).toHaveLength(2);
+    hooks.verify(old);
+    hooks.verify(current);
+  });
+});
+
+describe.each(testBackends())("webhooks as users run them on $name", (backend) => {
+  afterEach(() => backend.cleanup());
+
+  it("kill -9 under load with the receiver down, then restart and receiver up: every stored plant's event arrives, and only those", async () => {
+    // Reserve a port for the receiver, then take the receiver down.
+    const reserved = await WebhookReceiver.start();
+    const port = new URL(reserved.url).port;
+    await reserved.close();
+    const secret = generateSecret();
+    const env = {
+      DATABASE_URL: await backend.freshDatabaseUrl(),
+      PLANTSTORE_WEBHOOK_URLS: `http://127.0.0.1:${port}/hooks`,
+      PLANTSTORE_WEBHOOK_SECRET: secret,
+      PLANTSTORE_WEBHOOK_RETRY_DELAYS: Array(60).fill("0.5").join(","),
+      PLANTSTORE_WEBHOOK_TIMEOUT_MS: "1000",
+    };
+    const first = await spawnServer(env);
+    const acknowledged: bigint[] = [];
+    let next = 1n;
+    let killed = false;
+    const worker = async () => {
+      while (!killed) {
+        const id = TWO_53 + next++;
+        const status = await fetch(`${first.url}/plants`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: stringify({ id, name: `plant ${id}` }),
+        }).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status === 200) acknowledged.push(id);
+      }
+    };
+    const workers = Array.from({ length: 16 }, worker);
+    await waitFor("100 acknowledged creates", () => acknowledged.length >= 100, { timeoutMs: 60_000 });
+    first.child.kill("SIGKILL");
+    killed = true;
+    await Promise.all(workers);
+    await first.exited;
+
+    const second: ServerProcess = await spawnServer(env);
+    const hooks = await WebhookReceiver.start(() => 204, Number(port));
+    cleanups.push(() => hooks.close());
+    const arrived = () => new Set(hooks.events().map((attempt) => attempt.event.data.id));
+    await waitFor("an event for every acknowledged plant", () => acknowledged.every((id) => arrived().has(id)), {
+      timeoutMs: 60_000,
+    });
+    hooks.verify(secret);
+    // None for a plant that is not stored (a create cut off by the kill either stored its plant
+    // and its event, or neither).
+    for (const id of arrived()) {
+      const response = await fetch(`${second.url}/plants/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(response.status, `event for plant ${id}`).toBe(200);
+    }
+  });
+
+  it("the webhooks admin command adds (printing the secret once), lists, shows deliveries, removes", async () => {
+    const env = { ...process.env, DATABASE_URL: await backend.freshDatabaseUrl() };
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, "webhooks", ...args], { env, encoding: "utf8" });
+    const added = run("add", "https://hooks.example/plants?key=secret", "--events", "plant.deleted");
+    expect(added.status).toBe(0);
+    expect(added.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
+    expect(added.stderr).toContain("added webhook endpoint 1 for plant.deleted");
+    expect(run("list").stdout).toBe("1\thttps://hooks.example/plants?key=secret\tplant.deleted\tadmin\tactive\n");
+    const rotated = run("rotate-secret", "1");
+    expect(rotated.status).toBe(0);
+    expect(rotated.stdout).toMatch(/^whsec_/);
+    expect(rotated.stdout).not.toBe(added.stdout);
+    expect(run("deliveries", "--failed")).toMatchObject({ status: 0, stdout: "" });
+    expect(run("redeliver", "7").status).toBe(1);
+    expect(run("remove", "1").status).toBe(0);
+    expect(run("remove", "1").status).toBe(1);
+    expect(run("list").stdout).toBe("");
+    for (const bad of [
+      ["add", "https://x.example", "--events", "plant.eaten"],
+      ["add", "ftp://x.example"],
+      ["add"],
+      ["remove", "abc"],
+      ["bogus"],
+    ]) {
+      const refused = run(...bad);
+      expect(refused.status, bad.join(" ")).toBe(2);
+      expect(refused.stderr.trim().split("\n").length === 1 || refused.stderr.startsWith("usage:")).toBe(true);
+    }
+  });
+
+  it.each([
+    [{ PLANTSTORE_WEBHOOK_URLS: "http://127.0.0.1:1/x" }, /^plantstore: PLANTSTORE_WEBHOOK_SECRET is required/],
+    [
+      { PLANTSTORE_WEBHOOK_URLS: "ftp://x", PLANTSTORE_WEBHOOK_SECRET: generateSecret() },
+      /^plantstore: PLANTSTORE_WEBHOOK_URLS entry #1/,
+    ],
+    [
+      { PLANTSTORE_WEBHOOK_SECRET: "whsec_c2hvcnQ=" },
+      /^plantstore: PLANTSTORE_WEBHOOK_SECRET must hold 24 to 64 bytes/,
+    ],
+    [{ PLANTSTORE_WEBHOOK_SECRET: "not-a-secret" }, /^plantstore: PLANTSTORE_WEBHOOK_SECRET must be whsec_/],
+    [{ PLANTSTORE_WEBHOOK_RETRY_DELAYS: "5,-1" }, /^plantstore: PLANTSTORE_WEBHOOK_RETRY_DELAYS must be/],
+    [{ PLANTSTORE_WEBHOOK_TIMEOUT_MS: "5" }, /^plantstore: PLANTSTORE_WEBHOOK_TIMEOUT_MS must be/],
+  ])("refuses %j at start with one line and exit code 1", (env, message) => {
+    const result = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env }, encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+const postgres = testBackends().find((backend) => backend.name === "postgres");
+describe.skipIf(postgres === undefined)("webhooks with two instances on one PostgreSQL", () => {
+  it("every event is delivered, and none twice while both instances live", async () => {
+    const hooks = await receiver();
+    const secret = generateSecret();
+    const env = {
+      DATABASE_URL: await postgres!.freshDatabaseUrl(),
+      PLANTSTORE_WEBHOOK_URLS: hooks.url,
+      PLANTSTORE_WEBHOOK_SECRET: secret,
+    };
+    cleanups.push(() => postgres!.cleanup());
+    // Both start at once: the configured endpoint must be added once, not once per instance.
+    const instances = await Promise.all([spawnServer(env), spawnServer(env)]);
+    const ids = Array.from({ length: 200 }, (_, i) => TWO_53 + BigInt(i));
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        fetch(`${instances[i % 2]!.url}/plants`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: stringify({ id, name: `p${id}` }),
+        }),
+      ),
+    );
+    expect(answers.map((response) => response.status)).toEqual(Array(200).fill(200));
+    await waitFor("200 events", () => hooks.events().length === 200);
+    hooks.verify(secret);
+    expect(hooks.attempts).toHaveLength(200); // none twice
+    expect(new Set(hooks.events().map((attempt) => attempt.event.data.id))).toEqual(new Set(ids));
+    const list = spawnSync(process.execPath, [MAIN, "webhooks", "list"], {
+      env: { ...process.env, DATABASE_URL: env.DATABASE_URL },
+      encoding: "utf8",
+    });
+    expect(list.stdout.trim().split("\n")).toHaveLength(1);
+  });
+});
