@@ -28,23 +28,24 @@ export class WebhookReceiver {
   readonly attempts: Attempt[] = [];
   private readonly hung = new Set<ServerResponse>();
   private readonly sockets = new Set<Socket>();
+  private readonly server: Server;
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-    public reply: (attempt: Attempt) => Reply,
-  ) {}
+  private constructor(public reply: (attempt: Attempt) => Reply) {
+    this.server = createServer((req, res) => this.handle(req, res));
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
 
   static async start(reply: (attempt: Attempt) => Reply = () => 204, port = 0): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
-    const server = createServer((req, res) => receiver!.handle(req, res));
-    server.on("connection", (socket) => {
-      receiver?.sockets.add(socket);
-      socket.on("close", () => receiver?.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, reply);
+    const receiver = new WebhookReceiver(reply);
+    await new Promise<void>((resolve) => receiver.server.listen(port, "127.0.0.1", resolve));
     return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hooks`;
   }
 
   /** The attempts, one per `webhook-id` (receivers de-duplicate on it). */
