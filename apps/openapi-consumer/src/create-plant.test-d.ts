@@ -32,8 +32,8 @@ export async function typeChecks(): Promise<void> {
   await client.POST("/plants", { body: { id: 5, name: "Fern", color: "green" } });
   // @ts-expect-error the body is required
   await client.POST("/plants", {});
-  // @ts-expect-error the document has no GET /plants
-  await client.GET("/plants", {});
+  // @ts-expect-error the document has no PUT /plants
+  await client.PUT("/plants", {});
 
   const { data, error } = await client.POST("/plants", { body: { id: 9, name: "Fern" } });
   if (data !== undefined) {
