@@ -1,9 +1,8 @@
-import { defineConfig } from "vitest/config";
+import { vitestPreset } from "@plantstore/vitest-config";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // Each CLI test spawns the built command (a Node start-up is ~0.3 s, more on a busy machine).
-    testTimeout: 20_000,
-  },
+export default vitestPreset({
+  // The tests spawn the built command (dist/main.js): build it from the current source first.
+  buildFirst: true,
+  // Each CLI test spawns the built command (a Node start-up is ~0.3 s, more on a busy machine).
+  testTimeout: 20_000,
 });

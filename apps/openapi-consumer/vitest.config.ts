@@ -1,7 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { vitestPreset } from "@plantstore/vitest-config";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-  },
-});
+// The types under test are generated from the committed OpenAPI document first.
+export default vitestPreset({ globalSetup: ["./scripts/generate-schema.mjs"] });

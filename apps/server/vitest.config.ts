@@ -1,11 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { vitestPreset } from "@plantstore/vitest-config";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // HTTP suites start real servers and spawn processes: run files one at a time on 2 cores.
-    fileParallelism: false,
-  },
+export default vitestPreset({
+  // Tests spawn `node dist/main.js` and start the SQLite writer thread from dist/: build it first.
+  buildFirst: true,
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  // HTTP suites start real servers and spawn processes: run files one at a time on 2 cores.
+  fileParallelism: false,
 });

@@ -1,7 +1,3 @@
-import { defineConfig } from "vitest/config";
+import { vitestPreset } from "@plantstore/vitest-config";
 
-export default defineConfig({
-  test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-  },
-});
+export default vitestPreset();

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-/** The built command, run as users run it (the test script builds it first). */
+/** The built command, run as users run it (the vitest preset builds it first: buildFirst). */
 export const CLI_MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
 export interface CliRun {
