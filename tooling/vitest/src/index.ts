@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
+import { onceForSkipAnnouncements } from "./skip-announcement.js";
 
 export type { Equal, Expect } from "./type-tests.js";
 
@@ -38,6 +39,8 @@ export function vitestPreset(options: VitestPresetOptions = {}): ViteUserConfig 
         tsconfig: "tsconfig.json",
       },
       globalSetup: [...(buildFirst ? [buildFirstSetup] : []), ...globalSetup],
+      // A suite skipped for want of an optional tool says so once per run, not once per test file.
+      onConsoleLog: onceForSkipAnnouncements(),
       ...timing,
     },
   });
