@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterAll, describe, expect, it } from "vitest";
 import { runBench } from "./bench.js";
 import type { BenchSettings } from "./results.js";
 import { targetSpecs, type TargetSpec } from "./targets.js";
+import { wrk } from "./test-support/wrk.js";
 
 const workDir = mkdtempSync(join(tmpdir(), "bench-runner-test-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -26,7 +28,7 @@ function spec(name: TargetSpec["name"]): TargetSpec {
   return found;
 }
 
-describe("runBench", () => {
+describeWith(wrk, "runBench under load", () => {
   it("measures each cell and reports a target that answers the wrong statuses", async () => {
     // express-floor answers 200 to everything, so a 401 flood against it must be reported.
     const liar: TargetSpec = { ...spec("express-floor"), scenarios: ["create", "unauth"] };
@@ -46,7 +48,9 @@ describe("runBench", () => {
     ]);
     expect(results.targets[0]?.peakRssKiB).toBeGreaterThan(1000);
   });
+});
 
+describe("runBench", () => {
   it("fails with the server's last log lines when a target does not start", async () => {
     const script = join(workDir, "broken.js");
     writeFileSync(script, 'console.error("plantstore: DATABASE_URL is not valid"); process.exit(1);\n');

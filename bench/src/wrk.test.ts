@@ -1,7 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScenarioName } from "./scenarios.js";
+import { wrk } from "./test-support/wrk.js";
 import { parseWrkOutput, runWrk } from "./wrk.js";
 
 interface Seen {
@@ -14,22 +16,6 @@ interface Seen {
 let seen: Seen[] = [];
 let server: Server;
 let url: string;
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-    req.on("end", () => {
-      const body = JSON.parse(text) as { id: number; name: string };
-      seen.push({ id: body.id, name: body.name, authorization: req.headers.authorization });
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function load(scenario: ScenarioName, idBase = 2 ** 36) {
   seen = [];
@@ -47,7 +33,23 @@ async function load(scenario: ScenarioName, idBase = 2 ** 36) {
   return result;
 }
 
-describe("the wrk script (plants.lua)", () => {
+describeWith(wrk, "the wrk script (plants.lua)", () => {
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = "";
+      req.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      req.on("end", () => {
+        const body = JSON.parse(text) as { id: number; name: string };
+        seen.push({ id: body.id, name: body.name, authorization: req.headers.authorization });
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
   it("sends a new id with every create, unique across wrk threads, and counts the statuses", async () => {
     const result = await load("create");
     const ids = seen.map((request) => request.id);

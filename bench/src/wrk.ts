@@ -28,15 +28,25 @@ export interface WrkRun {
   cpu: number | undefined;
 }
 
-export function assertWrkInstalled(): void {
+/** How to get wrk, for the messages that say it is missing. */
+export const WRK_INSTALL = "apt-get install wrk";
+
+/** The one line `pnpm bench` stops with when wrk is missing (scripts/require-wrk.mjs says the same). */
+export const WRK_MISSING = `wrk not found: install it with \`${WRK_INSTALL}\` (Debian/Ubuntu) and run again`;
+
+/** Whether wrk can be run here. */
+export function wrkInstalled(): boolean {
   try {
     execFileSync("wrk", ["--version"], { stdio: "ignore" });
+    return true;
   } catch (error) {
-    // wrk --version exits 1 after printing its version: only a missing binary is a failure.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Error("wrk is not installed. Install it with `apt-get install wrk` (Debian/Ubuntu) and run again.");
-    }
+    // wrk --version exits 1 after printing its version: only a missing binary means no wrk.
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
   }
+}
+
+export function assertWrkInstalled(): void {
+  if (!wrkInstalled()) throw new Error(WRK_MISSING);
 }
 
 export function parseWrkOutput(stdout: string): WrkResult {
