@@ -6,7 +6,7 @@ import { createPlant, createPlantStoreClient } from "./create-plant.js";
 const VALIDATION_FAILED = 40002;
 const INVALID_CREDENTIAL = 40102;
 const ID_CONFLICT = 40901;
-const TOKEN = "consumer-token";
+const TOKEN = "consumer-test-token-0123456789";
 
 let server: RunningServer;
 

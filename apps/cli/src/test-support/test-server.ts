@@ -1,6 +1,6 @@
 import { startDisposableServer, type DisposableServer } from "@plantstore/server/testing";
 
-export const TEST_TOKEN = "t1";
+export const TEST_TOKEN = "cli-test-token-0123456789";
 
 export type TestServer = DisposableServer;
 

@@ -37,6 +37,9 @@ export function createPool(connectionString: string, options: StorageOptions): p
     application_name: "plantstore-server",
     types: exactTypes,
     // Awaited by pg-pool before the connection is handed out, so no query runs before it.
+    // pg-pool awaits what onConnect returns (pg-pool/index.js: _promiseTry(onConnect).then(…)) before
+    // handing the connection out; @types/pg declares it as returning void.
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- see above
     onConnect: async (client) => {
       await client.query(SESSION_SETUP);
     },
