@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { describe, it } from "vitest";
+import { describeWith } from "@plantstore/vitest-config/optional";
 import { openStorage } from "./open-storage.js";
 import type { StorageOptions } from "./storage.js";
-import { createTestSchema, resolvePostgresTestTarget } from "../test-support/test-database.js";
+import { createTestSchema, postgresTestTarget } from "../test-support/test-database.js";
 import { describeStorage } from "../test-support/storage-suite.js";
 
 const options: StorageOptions = {
@@ -23,19 +23,10 @@ describeStorage("SQLite", async () => {
   };
 });
 
-const postgres = await resolvePostgresTestTarget();
-if (postgres.kind === "ready") {
-  // Each test gets its own schema, dropped afterwards: parallel runs and other suites never meet.
+// Each test gets its own schema, dropped afterwards: parallel runs and other suites never meet.
+describeWith(await postgresTestTarget(), "the storage contract on PostgreSQL", (url) => {
   describeStorage("PostgreSQL", async () => {
-    const schema = await createTestSchema(postgres.url);
+    const schema = await createTestSchema(url);
     return { open: () => openStorage(schema.url, options), destroy: () => schema.drop() };
   });
-} else if (postgres.kind === "failed") {
-  describe("storage: PostgreSQL", () => {
-    it("is reachable", () => {
-      throw new Error(postgres.reason);
-    });
-  });
-} else {
-  console.warn(`PostgreSQL suite skipped: ${postgres.reason}`);
-}
+});

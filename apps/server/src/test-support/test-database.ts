@@ -1,15 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { availability, type Availability } from "@plantstore/vitest-config/optional";
 import pg from "pg";
 
 /** Test support (not used by the server): where the PostgreSQL tests run, and their schemas. */
 export const TEST_DATABASE_ENV = "PLANTSTORE_TEST_DATABASE_URL";
-
-export type PostgresTestTarget =
-  | { kind: "ready"; url: string }
-  /** Not configured on a developer machine: the suite is skipped, saying why in one line. */
-  | { kind: "skipped"; reason: string }
-  /** Configured but unreachable, or not configured under CI=true: the suite fails. */
-  | { kind: "failed"; reason: string };
 
 async function probe(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
@@ -24,21 +18,26 @@ async function probe(url: string): Promise<string | undefined> {
   }
 }
 
-/** Decides once per test file whether the PostgreSQL tests run, skip, or fail (never skip in CI). */
-export async function resolvePostgresTestTarget(): Promise<PostgresTestTarget> {
+/**
+ * Decides once per test file whether the PostgreSQL tests run (with the database's URL), skip with
+ * one line (not configured, outside CI) or fail (configured but unreachable, or not configured
+ * under CI=true): the rule every optional prerequisite follows (@plantstore/vitest-config/optional).
+ */
+export async function postgresTestTarget(): Promise<Availability<string>> {
   const url = process.env[TEST_DATABASE_ENV]?.trim();
-  const inCi = process.env.CI === "true";
   if (!url) {
-    const reason = `${TEST_DATABASE_ENV} is not set`;
-    return inCi
-      ? { kind: "failed", reason: `${reason}, and CI=true requires the PostgreSQL tests` }
-      : { kind: "skipped", reason };
+    return availability("PostgreSQL", {
+      missing: `${TEST_DATABASE_ENV} is not set`,
+      hint: `set it, e.g. ${TEST_DATABASE_ENV}=postgres://postgres@127.0.0.1:5432/test`,
+    });
   }
   const problem = await probe(url);
-  if (problem !== undefined) {
-    return { kind: "failed", reason: `PostgreSQL at ${TEST_DATABASE_ENV} is unreachable: ${problem}` };
-  }
-  return { kind: "ready", url };
+  return availability(
+    "PostgreSQL",
+    problem === undefined
+      ? { found: url }
+      : { broken: `PostgreSQL at ${TEST_DATABASE_ENV} is unreachable: ${problem}` },
+  );
 }
 
 /** The connection string with `search_path` pointing at `schema` (kept with any existing options). */
