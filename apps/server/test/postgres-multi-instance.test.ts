@@ -1,6 +1,6 @@
 import pg from "pg";
 import { describeWith } from "@plantstore/vitest-config/optional";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { OUTCOME_HEADER } from "@plantstore/contract";
 import { createTestSchema, postgresTestTarget, type TestSchema } from "../src/test-support/test-database.js";
 import { TOKEN, spawnServer, stringify, type ServerProcess } from "../src/test-support/test-server.js";
