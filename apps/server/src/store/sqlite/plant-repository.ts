@@ -1,7 +1,15 @@
 import type { NewPlant } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
-import { plantFromRow, type PlantRow } from "../plant-row.js";
-import type { CreateDecision, DeleteDecision, PageQuery, PlantRepository, StoredPlant } from "../storage.js";
+import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
+import {
+  StorageUnavailableError,
+  type CreateDecision,
+  type DeleteDecision,
+  type PageQuery,
+  type PlantRepository,
+  type StoredPlant,
+} from "../storage.js";
+import { mapSqliteError } from "./errors.js";
 import type { GroupCommit } from "./group-commit.js";
 
 const COLUMNS = "SELECT id, name, tag FROM plants";
@@ -22,7 +30,7 @@ export class SqlitePlantRepository implements PlantRepository {
   };
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly groupCommit: GroupCommit,
   ) {
     // safeIntegers: ids come back as exact bigints, never as doubles.
@@ -37,7 +45,21 @@ export class SqlitePlantRepository implements PlantRepository {
     this.countAll = db.prepare("SELECT count(*) AS n FROM plants");
   }
 
+  /**
+   * A create whose id is already stored is decided from a read, at read speed: what this connection
+   * sees is committed and synced (WAL makes a commit visible only after its fsync), so a replay or a
+   * conflict answered from it is as durable as the stored plant. Anything else, a create still in an
+   * uncommitted batch included, goes through the group commit, where the writer decides.
+   */
   create(plant: NewPlant): Promise<CreateDecision> {
+    if (!this.db.open) return Promise.reject(new StorageUnavailableError("storage is closed"));
+    let stored: PlantRow | undefined;
+    try {
+      stored = this.select.get(plant.id);
+    } catch (error) {
+      return Promise.reject(mapSqliteError(error));
+    }
+    if (stored !== undefined) return Promise.resolve(decideExisting(plant, plantFromRow(stored)));
     return this.groupCommit.create(plant);
   }
 
