@@ -1,10 +1,14 @@
 import {
   ErrorBody,
+  ListPlantsQuery,
   OUTCOME_HEADER as PLANT_OUTCOME_HEADER,
+  PlantId,
+  PlantIdPath,
   plantStoreContract,
   stringifyExactJson,
   type NewPlantInput,
   type Plant,
+  type StoredPlant,
 } from "@plantstore/contract";
 import { initClient } from "@ts-rest/core";
 import { createContractFetcher } from "./contract-fetcher.js";
@@ -47,9 +51,65 @@ export interface CreatePlantResult {
   attempts: number;
 }
 
+/** A plant id as a caller passes it: a `bigint`, or a `number` that is a safe integer. */
+export type PlantIdInput = bigint | number;
+
+export interface ListPlantsOptions {
+  /** Plants the page holds at most: 1 to `LIST_LIMIT_MAX` (1000); the server's default is 100. */
+  limit?: number;
+  /** Only plants with a greater id: the `next` cursor of the previous page. */
+  after?: PlantIdInput;
+  /** Only plants with exactly this tag. */
+  tag?: string;
+}
+
+export interface PlantPage {
+  /** The page's plants, in ascending (signed) id order. */
+  plants: StoredPlant[];
+  /**
+   * The cursor of the following page (the `after` of the server's `Link: <…>; rel="next"`), or
+   * undefined on the last page: pass it as `after`, with the same `tag`, to read on.
+   */
+  next: bigint | undefined;
+}
+
+export interface PlantsOptions extends CallOptions {
+  /** Only plants with exactly this tag. */
+  tag?: string;
+  /** Plants fetched per request (1 to 1000; default: the server's, 100). */
+  pageSize?: number;
+  /** Start after this id (e.g. the last id a previous run saw). */
+  after?: PlantIdInput;
+}
+
+/**
+ * What a delete that succeeded did:
+ * - `deleted`: an attempt of this call deleted the plant (204);
+ * - `unknown`: the plant is gone, but an earlier attempt of this call may have deleted it and
+ *   lost its answer, and the retry found no plant (404): this call or someone else deleted it.
+ */
+export type DeleteOutcome = "deleted" | "unknown";
+
+export interface DeletePlantResult {
+  outcome: DeleteOutcome;
+  /** Requests made, 1 when the first attempt succeeded. */
+  attempts: number;
+}
+
 export interface PlantStoreClient {
   /** Creates a plant, retrying transient failures; throws a `PlantStoreError` on failure. */
   createPlant(newPlant: NewPlantInput, options?: CallOptions): Promise<CreatePlantResult>;
+  /** Reads one plant; an id no plant has throws a `PlantStoreError` whose `isNotFound()` is true. */
+  getPlant(id: PlantIdInput, options?: CallOptions): Promise<StoredPlant>;
+  /** Reads one page of plants in id order, and the cursor of the next page. */
+  listPlants(query?: ListPlantsOptions, options?: CallOptions): Promise<PlantPage>;
+  /** Every plant (with `tag`: every plant with that tag) in id order, fetched page by page. */
+  plants(options?: PlantsOptions): AsyncGenerator<StoredPlant, void, undefined>;
+  /**
+   * Deletes a plant. A 404 on the first attempt throws not-found; a 404 after an attempt that may
+   * have reached the server is the answer to that attempt's own delete: `outcome: "unknown"`.
+   */
+  deletePlant(id: PlantIdInput, options?: CallOptions): Promise<DeletePlantResult>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -57,6 +117,21 @@ const OUTCOME_HEADER = PLANT_OUTCOME_HEADER.toLowerCase();
 
 /** The reason an attempt's own timer aborts it, told apart from the caller's abort. */
 class AttemptTimeout extends Error {}
+
+/** What every operation's ts-rest call resolves to (a union per status, narrowed by `status`). */
+interface Answer {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+/** The answer that ended the retry loop, and what the attempts before it may have done. */
+interface Exchange<A extends Answer> {
+  answer: A;
+  attempts: number;
+  /** An earlier attempt of this call may have reached the server and acted (its answer was lost). */
+  earlierAttemptMayHaveActed: boolean;
+}
 
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
@@ -71,30 +146,32 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     validateResponse: true,
   });
 
-  /** One request: resolves to the 200 result or to the failure; throws only when the caller cancelled. */
-  async function attempt(jsonText: string, signal: AbortSignal | undefined): Promise<AttemptResult> {
+  /**
+   * One request: resolves to the answer or to the failure; throws only when the caller cancelled.
+   * `ends` says which statuses are answers to hand back; every other status is a failure.
+   */
+  async function attempt<A extends Answer>(
+    what: string,
+    send: (signal: AbortSignal) => Promise<A>,
+    ends: (status: number) => boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptResult<A>> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new AttemptTimeout()), timeoutMs);
     const forwardAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", forwardAbort, { once: true });
     try {
-      const response = await tsRestClient.createPlant({
-        // Already exact JSON text (see contract-fetcher.ts); ts-rest's body type is the object form.
-        body: jsonText as unknown as NewPlantInput,
-        fetchOptions: { signal: controller.signal },
-      });
-      if (response.status === 200) {
-        return { ok: true, plant: response.body, outcomeHeader: response.headers.get(OUTCOME_HEADER) };
-      }
+      const answer = await send(controller.signal);
+      if (ends(answer.status)) return { ok: true, answer };
       return {
         ok: false,
-        error: errorFromStatus(response.status, response.body),
-        retryAfterMs: parseRetryAfterMs(response.headers.get("retry-after")),
+        error: errorFromStatus(answer.status, answer.body),
+        retryAfterMs: parseRetryAfterMs(answer.headers.get("retry-after")),
       };
     } catch (error) {
       if (error instanceof PlantStoreError) return { ok: false, error, retryAfterMs: undefined };
       if (signal?.aborted) {
-        throw new PlantStoreError({ kind: "aborted", message: "the create was cancelled", cause: signal.reason });
+        throw new PlantStoreError({ kind: "aborted", message: `the ${what} was cancelled`, cause: signal.reason });
       }
       if (controller.signal.reason instanceof AttemptTimeout) {
         return {
@@ -110,40 +187,40 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     }
   }
 
-  async function createPlant(newPlant: NewPlantInput, callOptions: CallOptions = {}): Promise<CreatePlantResult> {
-    const { signal } = callOptions;
-    const jsonText = serializeNewPlant(newPlant);
-    // Once a request may have reached the server, a later "replayed" may be our own create.
-    let mayHaveReachedServer = false;
+  /**
+   * The retry loop every operation shares: transient failures (network, timeout, 408, 429, 502,
+   * 503, 504) are retried with backoff or after `Retry-After`; the first answer `ends` accepts is
+   * returned; any other failure, or the last transient one, is thrown with the attempt count.
+   */
+  async function exchange<A extends Answer>(
+    what: string,
+    send: (signal: AbortSignal) => Promise<A>,
+    ends: (status: number) => boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Exchange<A>> {
+    let earlierAttemptMayHaveActed = false;
     for (let attemptNumber = 1; ; attemptNumber++) {
       if (signal?.aborted) {
         throw new PlantStoreError({
           kind: "aborted",
-          message: "the create was cancelled",
+          message: `the ${what} was cancelled`,
           attempts: attemptNumber - 1,
           cause: signal.reason,
         });
       }
-      const result = await attempt(jsonText, signal).catch((error: unknown) => {
+      const result = await attempt(what, send, ends, signal).catch((error: unknown) => {
         throw error instanceof PlantStoreError ? error.withAttempts(attemptNumber) : error;
       });
-      if (result.ok) {
-        return {
-          plant: result.plant,
-          outcome: outcomeOf(result.outcomeHeader, mayHaveReachedServer),
-          attempts: attemptNumber,
-        };
-      }
+      if (result.ok) return { answer: result.answer, attempts: attemptNumber, earlierAttemptMayHaveActed };
       const { error } = result;
       if (!error.isTransient() || attemptNumber > retry.retries) throw error.withAttempts(attemptNumber);
-      // A 429 or a 503 means the server refused the request; anything else may have been stored.
-      if (error.status !== 429 && error.status !== 503) mayHaveReachedServer = true;
+      if (mayHaveActed(error)) earlierAttemptMayHaveActed = true;
       try {
         await sleep(retryDelayMs(attemptNumber - 1, result.retryAfterMs, retry), signal);
       } catch (reason) {
         throw new PlantStoreError({
           kind: "aborted",
-          message: "the create was cancelled",
+          message: `the ${what} was cancelled`,
           attempts: attemptNumber,
           cause: reason,
         });
@@ -151,12 +228,118 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
     }
   }
 
-  return { createPlant };
+  async function createPlant(newPlant: NewPlantInput, callOptions: CallOptions = {}): Promise<CreatePlantResult> {
+    const jsonText = serializeNewPlant(newPlant);
+    const { answer, attempts, earlierAttemptMayHaveActed } = await exchange(
+      "create",
+      (signal) =>
+        tsRestClient.createPlant({
+          // Already exact JSON text (see contract-fetcher.ts); ts-rest's body type is the object form.
+          body: jsonText as unknown as NewPlantInput,
+          fetchOptions: { signal },
+        }),
+      (status) => status === 200,
+      callOptions.signal,
+    );
+    if (answer.status !== 200) throw unreachable(answer.status);
+    return {
+      plant: answer.body,
+      // Once a request may have reached the server, a later "replayed" may be our own create.
+      outcome: outcomeOf(answer.headers.get(OUTCOME_HEADER), earlierAttemptMayHaveActed),
+      attempts,
+    };
+  }
+
+  async function getPlant(id: PlantIdInput, callOptions: CallOptions = {}): Promise<StoredPlant> {
+    const params = { id: idText(id, "id") };
+    const { answer } = await exchange(
+      "read",
+      (signal) => tsRestClient.getPlant({ params, fetchOptions: { signal } }),
+      (status) => status === 200,
+      callOptions.signal,
+    );
+    if (answer.status !== 200) throw unreachable(answer.status);
+    return answer.body;
+  }
+
+  async function listPlants(query: ListPlantsOptions = {}, callOptions: CallOptions = {}): Promise<PlantPage> {
+    const wireQuery = listQuery(query);
+    const { answer, attempts } = await exchange(
+      "list",
+      (signal) => tsRestClient.listPlants({ query: wireQuery, fetchOptions: { signal } }),
+      (status) => status === 200,
+      callOptions.signal,
+    );
+    if (answer.status !== 200) throw unreachable(answer.status);
+    try {
+      return { plants: answer.body, next: nextCursorOf(answer.headers.get("link")) };
+    } catch (error) {
+      throw error instanceof PlantStoreError ? error.withAttempts(attempts) : error;
+    }
+  }
+
+  async function* plants(iteratorOptions: PlantsOptions = {}): AsyncGenerator<StoredPlant, void, undefined> {
+    const { tag, pageSize, signal } = iteratorOptions;
+    let after = iteratorOptions.after === undefined ? undefined : BigInt(idText(iteratorOptions.after, "after"));
+    for (;;) {
+      const page = await listPlants({ limit: pageSize, after, tag }, { signal });
+      for (const plant of page.plants) {
+        // Keyset pages only move forward; a server that went back would make this loop forever.
+        if (after !== undefined && plant.id <= after) {
+          throw new PlantStoreError({
+            kind: "unexpected-response",
+            message: `the server listed plant ${plant.id} after plant ${after}: pages must be in ascending id order`,
+            status: 200,
+          });
+        }
+        after = plant.id;
+        yield plant;
+      }
+      if (page.next === undefined) return;
+      if (after === undefined || page.next !== after) {
+        throw new PlantStoreError({
+          kind: "unexpected-response",
+          message: `the server's next page starts after ${page.next}, not after the page's last plant (${after ?? "none"})`,
+          status: 200,
+        });
+      }
+    }
+  }
+
+  async function deletePlant(id: PlantIdInput, callOptions: CallOptions = {}): Promise<DeletePlantResult> {
+    const params = { id: idText(id, "id") };
+    const { answer, attempts, earlierAttemptMayHaveActed } = await exchange(
+      "delete",
+      (signal) => tsRestClient.deletePlant({ params, fetchOptions: { signal } }),
+      (status) => status === 204 || status === 404,
+      callOptions.signal,
+    );
+    if (answer.status === 204) return { outcome: "deleted", attempts };
+    const error = errorFromStatus(answer.status, answer.body).withAttempts(attempts);
+    // The plant is gone; an earlier attempt whose answer was lost may have been what deleted it.
+    if (error.isNotFound() && earlierAttemptMayHaveActed) return { outcome: "unknown", attempts };
+    throw error;
+  }
+
+  return { createPlant, getPlant, listPlants, plants, deletePlant };
 }
 
-type AttemptResult =
-  | { ok: true; plant: Plant; outcomeHeader: string | null }
-  | { ok: false; error: PlantStoreError; retryAfterMs: number | undefined };
+type AttemptResult<A extends Answer> =
+  { ok: true; answer: A } | { ok: false; error: PlantStoreError; retryAfterMs: number | undefined };
+
+/**
+ * Whether a failed attempt may have reached the server and been acted on. A 429 or a 503 is the
+ * server (or a proxy) refusing the request unserved; anything else transient (a network error, a
+ * timeout, 408, 502, 504) may have been served with its answer lost on the way back.
+ */
+function mayHaveActed(error: PlantStoreError): boolean {
+  return error.status !== 429 && error.status !== 503;
+}
+
+/** A status the retry loop was told to end on, but the operation does not expect (a bug). */
+function unreachable(status: number): Error {
+  return new Error(`unexpected status ${status} after the retry loop`);
+}
 
 function normalizeBaseUrl(baseUrl: string): string {
   let url: URL;
@@ -186,6 +369,63 @@ function serializeNewPlant(newPlant: NewPlantInput): string {
     });
   }
   return stringifyExactJson(newPlant);
+}
+
+/**
+ * The exact decimal text of an id for a path or a query: a bigint in int64, or a safe-integer
+ * number. Anything else is refused before sending, like a create's id.
+ */
+function idText(id: unknown, field: string): string {
+  const parsed = PlantId.safeParse(id);
+  if (!parsed.success) {
+    const reason = parsed.error.issues.map((issue) => issue.message).join("; ");
+    throw new PlantStoreError({ kind: "invalid-request", message: `${field}: ${reason}` });
+  }
+  return parsed.data.toString();
+}
+
+/** The query of GET /plants as text, checked with the contract's own schema before sending. */
+function listQuery({ limit, after, tag }: ListPlantsOptions): { limit?: string; after?: string; tag?: string } {
+  const query = {
+    ...(limit !== undefined && { limit: String(limit) }),
+    ...(after !== undefined && { after: idText(after, "after") }),
+    ...(tag !== undefined && { tag }),
+  };
+  const checked = ListPlantsQuery.safeParse(query);
+  if (!checked.success) {
+    const reason = checked.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new PlantStoreError({ kind: "invalid-request", message: reason });
+  }
+  return query;
+}
+
+/**
+ * The `after` cursor of the `rel="next"` link in a `Link` header (RFC 8288), or undefined when
+ * there is none (the last page). A next link without a readable `after` breaks the contract.
+ */
+export function nextCursorOf(linkHeader: string | null): bigint | undefined {
+  if (linkHeader === null) return undefined;
+  // Each link is `<target>` and `; name=value` parameters, where a quoted value may hold `;` and `,`.
+  for (const [, target = "", params = ""] of linkHeader.matchAll(
+    /<([^>]*)>((?:\s*;\s*(?:[^;,"]|"(?:[^"\\]|\\.)*")*)*)/g,
+  )) {
+    let relations: string[] = [];
+    for (const [, name = "", quoted, bare] of params.matchAll(
+      /;\s*([^\s=;,]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^;,]*)))?/g,
+    )) {
+      if (name.toLowerCase() === "rel") relations = (quoted ?? bare ?? "").trim().toLowerCase().split(/\s+/);
+    }
+    if (!relations.includes("next")) continue;
+    const after = new URL(target, "http://base.invalid/").searchParams.get("after");
+    const cursor = after === null ? undefined : PlantIdPath.safeParse(after);
+    if (cursor?.success) return cursor.data;
+    throw new PlantStoreError({
+      kind: "unexpected-response",
+      message: `the server's next-page link has no valid after cursor: ${linkHeader.slice(0, 200)}`,
+      status: 200,
+    });
+  }
+  return undefined;
 }
 
 function outcomeOf(header: string | null, mayHaveReachedServer: boolean): CreateOutcome {

@@ -1,3 +1,4 @@
+import { MalformedJsonError, parseExactJson } from "@plantstore/contract";
 import { validateResponse, type ApiFetcher } from "@ts-rest/core";
 import { PlantStoreError } from "./plant-store-error.js";
 import type { Transport } from "./transport.js";
@@ -7,9 +8,10 @@ import type { Transport } from "./transport.js";
  *
  * Why not `tsRestFetchApi` itself: it always calls the global `fetch` (so neither a caller's
  * `fetch` nor the lighter node:http transport could be used), it JSON-encodes the body (throws
- * on a bigint id), and it validates only bodies labelled JSON. This hook sends the exact-JSON
- * text the client prepared (passed in as the raw body), reads the body itself, and validates
- * the 200 body with ts-rest's own `validateResponse`.
+ * on a bigint id), it reads answers with `JSON.parse` (ids above 2^53 would lose digits), and it
+ * validates only bodies labelled JSON. This hook sends the exact-JSON text the client prepared
+ * (passed in as the raw body), reads the answer with the contract's `parseExactJson` (every `id`
+ * an exact bigint), and validates every success body with ts-rest's own `validateResponse`.
  */
 export function createContractFetcher(transport: Transport): ApiFetcher {
   return async ({ route, path, method, headers, body, rawBody, fetchOptions }) => {
@@ -22,20 +24,32 @@ export function createContractFetcher(transport: Transport): ApiFetcher {
       body: typeof rawBody === "string" ? rawBody : typeof body === "string" ? body : undefined,
       signal: fetchOptions?.signal ?? undefined,
     });
+    const { status } = response;
     const parsed = parseJsonBody(response.text, response.headers.get("content-type"));
-    if (response.status !== 200) {
+    if (status < 200 || status > 299) {
       // Error bodies are read leniently: a proxy's 502 page is still a 502. The client checks
       // them against the Error schema before trusting `error` and `message`.
-      return { status: response.status, body: parsed, headers: response.headers };
+      return { status, body: parsed, headers: response.headers };
+    }
+    if (!(status in route.responses)) {
+      throw new PlantStoreError({
+        kind: "unexpected-response",
+        message: `the server answered ${status} to ${method} ${route.path}, which the contract does not allow`,
+        status,
+      });
     }
     try {
-      const validated = validateResponse({ appRoute: route, response: { status: 200, body: parsed } });
-      return { status: 200, body: validated.body, headers: response.headers };
+      // A 204 has no body (the contract's `noBody()`, which validation passes through).
+      const validated = validateResponse({
+        appRoute: route,
+        response: { status, body: status === 204 ? undefined : parsed },
+      });
+      return { status, body: validated.body, headers: response.headers };
     } catch (error) {
       throw new PlantStoreError({
         kind: "unexpected-response",
-        message: "the server answered 200 with a body that is not a Plant",
-        status: 200,
+        message: `the server answered ${status} to ${method} ${route.path} with a body the contract does not allow${firstIssue(error)}`,
+        status,
         cause: error,
       });
     }
@@ -45,8 +59,17 @@ export function createContractFetcher(transport: Transport): ApiFetcher {
 function parseJsonBody(text: string, contentType: string | null): unknown {
   if (!contentType?.toLowerCase().includes("json")) return text;
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
+    return parseExactJson(text);
+  } catch (error) {
+    if (error instanceof MalformedJsonError) return text;
+    throw error;
   }
+}
+
+/** `: <path>: <message>` of the first schema issue, when the validation error has one. */
+function firstIssue(error: unknown): string {
+  const cause = (error as { cause?: { issues?: Array<{ path: Array<string | number>; message: string }> } }).cause;
+  const issue = cause?.issues?.[0];
+  if (issue === undefined) return "";
+  return issue.path.length === 0 ? `: ${issue.message}` : `: ${issue.path.join(".")}: ${issue.message}`;
 }

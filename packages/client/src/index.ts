@@ -4,6 +4,12 @@ export {
   type CallOptions,
   type CreateOutcome,
   type CreatePlantResult,
+  type DeleteOutcome,
+  type DeletePlantResult,
+  type ListPlantsOptions,
+  type PlantIdInput,
+  type PlantPage,
+  type PlantsOptions,
   type PlantStoreClient,
   type PlantStoreClientOptions,
 } from "./client.js";
@@ -14,4 +20,10 @@ export {
   type PlantStoreErrorKind,
 } from "./plant-store-error.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
-export type { NewPlantInput, Plant } from "@plantstore/contract";
+export {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  type NewPlantInput,
+  type Plant,
+  type StoredPlant,
+} from "@plantstore/contract";

@@ -2,13 +2,14 @@ import { errorCatalogue, type ErrorCodeName } from "@plantstore/contract";
 import { isRetryableStatus } from "./retry-policy.js";
 
 /**
- * Why a create failed:
+ * Why a call failed:
  * - `http`: the server answered an error status (see `status`, `code`, `detail`);
  * - `network`: no answer (connection refused or reset, DNS failure), after every retry;
  * - `timeout`: every attempt outlasted `timeoutMs`;
  * - `aborted`: the caller's `AbortSignal` fired;
- * - `invalid-request`: refused before sending (an id the client cannot send exactly);
- * - `unexpected-response`: a 200 whose body does not match the contract.
+ * - `invalid-request`: refused before sending (an id the client cannot send exactly, a bad page
+ *   size or tag);
+ * - `unexpected-response`: a success whose body or headers do not match the contract.
  */
 export type PlantStoreErrorKind =
   "http" | "network" | "timeout" | "aborted" | "invalid-request" | "unexpected-response";
@@ -58,12 +59,17 @@ export class PlantStoreError extends Error {
     return this.status === 409;
   }
 
+  /** No plant has the id (404 `PLANT_NOT_FOUND`), on a read or a delete. */
+  isNotFound(): boolean {
+    return this.codeName === "PLANT_NOT_FOUND";
+  }
+
   /** The bearer token is missing, malformed, unknown or revoked (401). */
   isAuthError(): boolean {
     return this.status === 401;
   }
 
-  /** The plant itself was refused: not a valid NewPlant, too large, or not sendable as JSON. */
+  /** The input was refused: not a valid NewPlant, id or query, too large, or not sendable as JSON. */
   isInvalidInput(): boolean {
     return this.kind === "invalid-request" || this.status === 400 || this.status === 413 || this.status === 415;
   }

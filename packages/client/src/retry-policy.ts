@@ -1,4 +1,7 @@
-/** How a failed create is retried. Every create is safe to repeat: an identical repeat is a replay. */
+/**
+ * How a failed call is retried. Every call is safe to repeat: an identical create is a replay,
+ * reads change nothing, and a repeated delete is told apart from a missing plant (see deletePlant).
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (0 disables retrying). */
   retries: number;
