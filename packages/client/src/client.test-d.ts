@@ -2,7 +2,15 @@
 // must fail to compile, or tsc reports the directive as unused and the test fails.
 import type { Equal, Expect } from "@plantstore/vitest-config/type-tests";
 import { describe, test } from "vitest";
-import type { CreatePlantResult, Plant, PlantStoreClient } from "./index.js";
+import type {
+  CreatePlantResult,
+  DeleteOutcome,
+  DeletePlantResult,
+  Plant,
+  PlantPage,
+  PlantStoreClient,
+  StoredPlant,
+} from "./index.js";
 
 declare const client: PlantStoreClient;
 
@@ -36,5 +44,57 @@ describe("createPlant", () => {
       Expect<Equal<Plant, { name: string; tag?: string | undefined }>>,
       Expect<Equal<CreatePlantResult["outcome"], "created" | "replayed" | "unknown">>,
     ];
+  });
+});
+
+describe("getPlant, listPlants, plants and deletePlant", () => {
+  test("read exact bigint ids, whatever the id was given as", async () => {
+    const plant = await client.getPlant(2n ** 60n);
+    type _read = [
+      Expect<Equal<typeof plant, StoredPlant>>,
+      Expect<Equal<StoredPlant, { id: bigint; name: string; tag?: string | undefined }>>,
+      Expect<Equal<typeof plant.id, bigint>>,
+    ];
+    await client.getPlant(7);
+    // @ts-expect-error an id is never a string
+    await client.getPlant("7");
+    // @ts-expect-error an id is required
+    await client.getPlant();
+  });
+
+  test("list a page and its next cursor, and refuse unknown or mistyped parameters", async () => {
+    const page = await client.listPlants({ limit: 10, after: 2n ** 60n, tag: "indoor" });
+    type _page = [
+      Expect<Equal<typeof page, PlantPage>>,
+      Expect<Equal<typeof page.plants, StoredPlant[]>>,
+      Expect<Equal<typeof page.next, bigint | undefined>>,
+    ];
+    await client.listPlants();
+    await client.listPlants({ after: page.next });
+    // @ts-expect-error limit is a number
+    await client.listPlants({ limit: "10" });
+    // @ts-expect-error after is an id, never a string
+    await client.listPlants({ after: "7" });
+    // @ts-expect-error unknown query members are refused
+    await client.listPlants({ offset: 10 });
+  });
+
+  test("iterate every plant, page after page", async () => {
+    for await (const each of client.plants({ tag: "indoor", pageSize: 500, signal: AbortSignal.timeout(1_000) })) {
+      type _each = [Expect<Equal<typeof each, StoredPlant>>, Expect<Equal<typeof each.id, bigint>>];
+    }
+    // @ts-expect-error pageSize is a number
+    client.plants({ pageSize: "500" });
+  });
+
+  test("delete, saying whether this call deleted it or an earlier attempt may have", async () => {
+    const deleted = await client.deletePlant(2n ** 60n, { signal: AbortSignal.timeout(1_000) });
+    type _deleted = [
+      Expect<Equal<typeof deleted, DeletePlantResult>>,
+      Expect<Equal<DeleteOutcome, "deleted" | "unknown">>,
+      Expect<Equal<typeof deleted.attempts, number>>,
+    ];
+    // @ts-expect-error an id is never a string
+    await client.deletePlant("7");
   });
 });

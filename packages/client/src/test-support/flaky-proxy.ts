@@ -6,19 +6,27 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
  * - `status-503` / `status-429`: answers that status itself (with `retryAfter` seconds) and closes;
  * - `lose-answer`: forwards the request, then closes the client connection as soon as the
  *   server answers, so the server acted but the client never learns how (an ambiguous failure);
- * - `stall`: accepts the request and never answers.
+ * - `stall-answer`: forwards the request and swallows the answer, keeping the connection open:
+ *   the server acted and the client waits until its attempt times out;
+ * - `stall`: accepts the request and never answers (the server never sees it);
+ * - `respond`: answers with this status, headers and body itself (an answer the real server
+ *   would not give, such as a 200 that breaks the contract) and closes.
  * Connections beyond the script are forwarded untouched.
  */
 export type ProxyFault =
   | { kind: "drop" }
   | { kind: "status-503" | "status-429"; retryAfter?: string }
   | { kind: "lose-answer" }
-  | { kind: "stall" };
+  | { kind: "stall-answer" }
+  | { kind: "stall" }
+  | { kind: "respond"; status: number; headers?: Record<string, string>; body?: string };
 
 export interface FlakyProxy {
   url: string;
   /** Connections accepted so far. */
   connections(): number;
+  /** Resolves once `count` connections have sent their first bytes (a request has arrived). */
+  requestsArrived(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,15 +36,25 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
   const script = [...faults];
   const sockets = new Set<Socket>();
   let accepted = 0;
+  let arrived = 0;
+  const arrivalWaiters: Array<{ count: number; resolve: () => void }> = [];
+  const noteArrival = () => {
+    arrived++;
+    for (const waiter of arrivalWaiters.filter((candidate) => candidate.count <= arrived)) {
+      arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
 
   const server = createServer((client) => {
     accepted++;
     sockets.add(client);
     client.on("close", () => sockets.delete(client));
     client.on("error", () => client.destroy());
+    client.once("data", noteArrival);
     const fault = script.shift();
     if (fault === undefined) {
-      forward(client, target, false);
+      forward(client, target, "forward");
       return;
     }
     switch (fault.kind) {
@@ -53,7 +71,21 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
         break;
       }
       case "lose-answer":
-        forward(client, target, true);
+        forward(client, target, "lose");
+        break;
+      case "stall-answer":
+        forward(client, target, "swallow");
+        break;
+      case "respond":
+        client.once("data", () => {
+          const body = Buffer.from(fault.body ?? "");
+          const headers = Object.entries({ ...fault.headers, "Content-Length": String(body.length) })
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join("");
+          client.end(
+            Buffer.concat([Buffer.from(`HTTP/1.1 ${fault.status} X\r\n${headers}Connection: close\r\n\r\n`), body]),
+          );
+        });
         break;
       case "stall":
         client.resume();
@@ -63,7 +95,8 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
-  function forward(client: Socket, to: URL, loseAnswer: boolean): void {
+  /** `lose`: close the client connection when the answer comes; `swallow`: drop the answer, keep it open. */
+  function forward(client: Socket, to: URL, answer: "forward" | "lose" | "swallow"): void {
     const upstream = connect(Number(to.port), to.hostname);
     sockets.add(upstream);
     upstream.on("close", () => sockets.delete(upstream));
@@ -71,13 +104,16 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
-    if (loseAnswer) upstream.once("data", () => client.destroy());
+    if (answer === "lose") upstream.once("data", () => client.destroy());
+    else if (answer === "swallow") upstream.resume();
     else upstream.pipe(client);
   }
 
   return {
     url: `http://127.0.0.1:${port}`,
     connections: () => accepted,
+    requestsArrived: (count) =>
+      arrived >= count ? Promise.resolve() : new Promise((resolve) => arrivalWaiters.push({ count, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
