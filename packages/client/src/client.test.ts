@@ -1,53 +1,26 @@
 import { ErrorCode } from "@plantstore/contract";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlantStoreClient, type PlantStoreClientOptions } from "./client.js";
-import { PlantStoreError } from "./plant-store-error.js";
-import { startFlakyProxy, type ProxyFault } from "./test-support/flaky-proxy.js";
-import { startTestServer, TEST_TOKEN, type TestServer } from "./test-support/test-server.js";
+import { describe, expect, it } from "vitest";
+import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "./test-support/flaky-proxy.js";
+import { clientFor, failureOf, fastRetry, useTestServer, withProxy as withProxyTo } from "./test-support/harness.js";
+import { TEST_TOKEN } from "./test-support/test-server.js";
 
-let server: TestServer;
+const context = useTestServer();
 let nextId = 1_000;
 /** A fresh id per test, so tests do not depend on one another. */
 const freshId = () => nextId++;
 
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const fastRetry = { baseDelayMs: 5, maxDelayMs: 20 };
-function clientFor(baseUrl: string, overrides: Partial<PlantStoreClientOptions> = {}) {
-  return createPlantStoreClient({ baseUrl, token: TEST_TOKEN, retry: fastRetry, ...overrides });
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<PlantStoreError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(PlantStoreError);
-  return error as PlantStoreError;
-}
-
-async function withProxy<T>(faults: ProxyFault[], run: (url: string) => Promise<T>): Promise<T> {
-  const proxy = await startFlakyProxy(server.url, faults);
-  try {
-    return await run(proxy.url);
-  } finally {
-    await proxy.close();
-  }
+function withProxy<T>(faults: ProxyFault[], run: (url: string, proxy: FlakyProxy) => Promise<T>): Promise<T> {
+  return withProxyTo(context.server.url, faults, run);
 }
 
 describe("createPlant against the real server", () => {
   it("creates a plant with a number id and answers the Plant without an id", async () => {
-    const result = await clientFor(server.url).createPlant({ id: freshId(), name: "Fern", tag: "indoor" });
+    const result = await clientFor(context.server.url).createPlant({ id: freshId(), name: "Fern", tag: "indoor" });
     expect(result).toEqual({ plant: { name: "Fern", tag: "indoor" }, outcome: "created", attempts: 1 });
   });
 
   it("keeps bigint ids above 2^53 exact: 2^53 and 2^53+1 are two plants", async () => {
-    const client = clientFor(server.url);
+    const client = clientFor(context.server.url);
     const above = await client.createPlant({ id: 2n ** 53n + 1n, name: "Odd" });
     const below = await client.createPlant({ id: 2n ** 53n, name: "Even" });
     expect([above.outcome, below.outcome]).toEqual(["created", "created"]);
@@ -57,13 +30,13 @@ describe("createPlant against the real server", () => {
   });
 
   it("accepts the int64 extremes", async () => {
-    const client = clientFor(server.url);
+    const client = clientFor(context.server.url);
     expect((await client.createPlant({ id: 2n ** 63n - 1n, name: "Max" })).plant).toEqual({ name: "Max" });
     expect((await client.createPlant({ id: -(2n ** 63n), name: "Min" })).plant).toEqual({ name: "Min" });
   });
 
   it("reports an identical repeat as replayed", async () => {
-    const client = clientFor(server.url);
+    const client = clientFor(context.server.url);
     const id = freshId();
     await client.createPlant({ id, name: "Ivy" });
     const again = await client.createPlant({ id, name: "Ivy" });
@@ -71,7 +44,7 @@ describe("createPlant against the real server", () => {
   });
 
   it("surfaces 409 as a conflict, without retrying", async () => {
-    const client = clientFor(server.url);
+    const client = clientFor(context.server.url);
     const id = freshId();
     await client.createPlant({ id, name: "Ivy" });
     const error = await failureOf(client.createPlant({ id, name: "Not Ivy" }));
@@ -86,7 +59,7 @@ describe("createPlant against the real server", () => {
   });
 
   it("surfaces 400 as invalid input naming the field, without retrying", async () => {
-    const error = await failureOf(clientFor(server.url).createPlant({ id: freshId(), name: "" }));
+    const error = await failureOf(clientFor(context.server.url).createPlant({ id: freshId(), name: "" }));
     expect(error).toMatchObject({ kind: "http", status: 400, code: ErrorCode.VALIDATION_FAILED, attempts: 1 });
     expect(error.detail).toContain("name");
     expect([error.isInvalidInput(), error.isConflict(), error.isAuthError()]).toEqual([true, false, false]);
@@ -94,7 +67,7 @@ describe("createPlant against the real server", () => {
 
   it("sends unknown fields rather than dropping them, so the server refuses them", async () => {
     const body = { id: freshId(), name: "Fern", color: "green" } as unknown as { id: number; name: string };
-    const error = await failureOf(clientFor(server.url).createPlant(body));
+    const error = await failureOf(clientFor(context.server.url).createPlant(body));
     expect(error).toMatchObject({ status: 400, code: ErrorCode.VALIDATION_FAILED });
     expect(error.detail).toContain("color");
   });
@@ -102,7 +75,7 @@ describe("createPlant against the real server", () => {
   it("surfaces 401 as an auth error and never puts the token in the error", async () => {
     const secret = "s3cret-token-value";
     const error = await failureOf(
-      clientFor(server.url, { token: secret }).createPlant({ id: freshId(), name: "Fern" }),
+      clientFor(context.server.url, { token: secret }).createPlant({ id: freshId(), name: "Fern" }),
     );
     expect(error).toMatchObject({ kind: "http", status: 401, code: ErrorCode.INVALID_CREDENTIAL, attempts: 1 });
     expect(error.isAuthError()).toBe(true);
@@ -113,11 +86,11 @@ describe("createPlant against the real server", () => {
     expect(() => clientFor("not a url")).toThrow("baseUrl is not a valid URL");
     expect(() => clientFor("ftp://127.0.0.1")).toThrow("baseUrl must be an http or https URL");
     expect(() => clientFor("http://user:secret@127.0.0.1")).toThrow("baseUrl must not contain credentials");
-    expect(() => clientFor(server.url, { timeoutMs: 0 })).toThrow("timeoutMs must be a positive number");
+    expect(() => clientFor(context.server.url, { timeoutMs: 0 })).toThrow("timeoutMs must be a positive number");
   });
 
   it("refuses a number id beyond 2^53 before sending", async () => {
-    const error = await failureOf(clientFor(server.url).createPlant({ id: 2 ** 53 + 2, name: "Fern" }));
+    const error = await failureOf(clientFor(context.server.url).createPlant({ id: 2 ** 53 + 2, name: "Fern" }));
     expect(error).toMatchObject({ kind: "invalid-request", attempts: 0 });
     expect(error.message).toContain("bigint");
     expect(error.isInvalidInput()).toBe(true);
@@ -146,21 +119,21 @@ describe("retries over a flaky network", () => {
       expect(result).toEqual({ plant: { name: "Fern" }, outcome: "unknown", attempts: 2 });
     });
     // The first attempt stored it: the same id with another name is now a genuine conflict.
-    const error = await failureOf(clientFor(server.url).createPlant({ id, name: "Other" }));
+    const error = await failureOf(clientFor(context.server.url).createPlant({ id, name: "Other" }));
     expect(error.isConflict()).toBe(true);
   });
 
   it("honours Retry-After on 429, capped by maxRetryAfterMs", async () => {
-    await withProxy([{ kind: "status-429", retryAfter: "120" }], async (url) => {
-      const started = Date.now();
+    // The server asks for an hour; the cap makes it 300 ms. Only the lower bound is asserted (a
+    // timer never fires early); were the cap ignored, the test would run into its own time limit.
+    await withProxy([{ kind: "status-429", retryAfter: "3600" }], async (url) => {
+      const started = performance.now();
       const client = clientFor(url, { retry: { ...fastRetry, maxRetryAfterMs: 300 } });
       const result = await client.createPlant({ id: freshId(), name: "Fern" });
-      const elapsed = Date.now() - started;
       expect(result.attempts).toBe(2);
-      expect(elapsed).toBeGreaterThanOrEqual(290);
-      expect(elapsed).toBeLessThan(5_000);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     });
-  });
+  }, 60_000);
 
   it("gives up after the configured retries with the last failure", async () => {
     await withProxy([{ kind: "status-503" }, { kind: "status-503" }, { kind: "status-503" }], async (url) => {
@@ -173,7 +146,7 @@ describe("retries over a flaky network", () => {
   });
 
   it("reports an unreachable server as a network error after retrying", async () => {
-    const proxy = await startFlakyProxy(server.url, []);
+    const proxy = await startFlakyProxy(context.server.url, []);
     const deadUrl = proxy.url;
     await proxy.close();
     const error = await failureOf(
@@ -210,35 +183,45 @@ describe("with a caller's fetch instead of node:http", () => {
 
 describe("timeouts and cancellation", () => {
   it("ends an attempt that outlasts timeoutMs", async () => {
+    // The proxy never answers, so the attempt can only end by its own timeout.
     await withProxy([{ kind: "stall" }], async (url) => {
-      const started = Date.now();
       const error = await failureOf(
         clientFor(url, { timeoutMs: 150, retry: false }).createPlant({ id: freshId(), name: "Fern" }),
       );
       expect(error).toMatchObject({ kind: "timeout", attempts: 1 });
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(error.isTransient()).toBe(true);
     });
   });
 
   it("retries after a timed-out attempt and ends in 200", async () => {
-    await withProxy([{ kind: "stall" }], async (url) => {
-      const result = await clientFor(url, { timeoutMs: 150 }).createPlant({ id: freshId(), name: "Fern" });
-      expect(result.attempts).toBe(2);
+    // Only the first attempt stalls. The timeout is generous for a healthy attempt; should a busy
+    // machine still exceed it, the call retries again, so the assertions hold either way.
+    const id = freshId();
+    await withProxy([{ kind: "stall" }], async (url, proxy) => {
+      const result = await clientFor(url, { timeoutMs: 1_500 }).createPlant({ id, name: "Fern" });
+      expect(result.attempts).toBeGreaterThanOrEqual(2);
       expect(result.plant).toEqual({ name: "Fern" });
+      expect(["created", "unknown"]).toContain(result.outcome);
+      expect(proxy.connections()).toBe(result.attempts);
     });
-  });
+    expect(await clientFor(context.server.url).getPlant(id)).toEqual({ id: BigInt(id), name: "Fern" });
+  }, 60_000);
 
   it("an overall AbortSignal cancels the attempt in flight and the retries", async () => {
-    await withProxy([{ kind: "stall" }, { kind: "stall" }], async (url) => {
-      const started = Date.now();
-      const error = await failureOf(
-        clientFor(url, { timeoutMs: 60_000 }).createPlant(
+    await withProxy([{ kind: "stall" }, { kind: "stall" }], async (url, proxy) => {
+      const controller = new AbortController();
+      const pending = failureOf(
+        clientFor(url, { timeoutMs: 600_000 }).createPlant(
           { id: freshId(), name: "Fern" },
-          { signal: AbortSignal.timeout(100) },
+          { signal: controller.signal },
         ),
       );
-      expect(error.kind).toBe("aborted");
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Abort once the request is in flight (it would otherwise wait for the 10-minute timeout).
+      await proxy.requestsArrived(1);
+      controller.abort();
+      const error = await pending;
+      expect(error).toMatchObject({ kind: "aborted", attempts: 1 });
+      expect(proxy.connections()).toBe(1);
     });
   });
 

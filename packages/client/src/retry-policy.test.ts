@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { backoffDelayMs, DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, retryDelayMs, sleep } from "./retry-policy.js";
 
 const options = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 5_000 };
@@ -54,12 +54,33 @@ describe("retryDelayMs", () => {
 });
 
 describe("sleep", () => {
-  it("rejects with the abort reason as soon as the signal fires", async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("resolves after its time, not before", async () => {
+    vi.useFakeTimers();
+    let resolved = false;
+    const pending = sleep(10_000).then(() => (resolved = true));
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(resolved).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await pending;
+    expect(resolved).toBe(true);
+  });
+
+  it("rejects with the abort reason as soon as the signal fires, and clears its timer", async () => {
+    vi.useFakeTimers();
     const controller = new AbortController();
-    const started = Date.now();
     const pending = sleep(10_000, controller.signal);
-    setTimeout(() => controller.abort(new Error("stop")), 20);
+    expect(vi.getTimerCount()).toBe(1);
+    controller.abort(new Error("stop"));
+    // No time passes: the rejection comes from the abort, not from the timer.
     await expect(pending).rejects.toThrow("stop");
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("rejects at once for a signal that already fired", async () => {
+    await expect(sleep(10_000, AbortSignal.abort(new Error("already")))).rejects.toThrow("already");
   });
 });
