@@ -1,6 +1,6 @@
 import { ErrorCode } from "@plantstore/contract";
 import { describe, expect, it } from "vitest";
-import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "./test-support/flaky-proxy.js";
+import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "./testing.js";
 import { clientFor, failureOf, fastRetry, useTestServer, withProxy as withProxyTo } from "./test-support/harness.js";
 import { TEST_TOKEN } from "./test-support/test-server.js";
 

@@ -2,7 +2,7 @@ import type { StoredPlant } from "@plantstore/contract";
 import { beforeAll, describe, expect, it } from "vitest";
 import { nextCursorOf } from "./client.js";
 import type { PlantStoreError } from "./plant-store-error.js";
-import type { ProxyFault } from "./test-support/flaky-proxy.js";
+import type { ProxyFault } from "./testing.js";
 import { clientFor, failureOf, useTestServer, withProxy } from "./test-support/harness.js";
 
 // This file's server holds exactly the plants below, so that every listing can be checked whole.

@@ -1,8 +1,7 @@
 import { ErrorCode } from "@plantstore/contract";
 import { describe, expect, it } from "vitest";
-import type { ProxyFault } from "./test-support/flaky-proxy.js";
 import { clientFor, failureOf, useTestServer, withProxy as withProxyTo } from "./test-support/harness.js";
-import type { FlakyProxy } from "./test-support/flaky-proxy.js";
+import type { FlakyProxy, ProxyFault } from "./testing.js";
 
 const context = useTestServer();
 const client = () => clientFor(context.server.url);

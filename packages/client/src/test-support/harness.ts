@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { createPlantStoreClient, type PlantStoreClientOptions } from "../client.js";
 import { PlantStoreError } from "../plant-store-error.js";
-import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "./flaky-proxy.js";
+import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "../testing.js";
 import { startTestServer, TEST_TOKEN, type TestServer } from "./test-server.js";
 
 /** Short backoff, so that retried tests stay quick; no test depends on how long a wait lasts. */
