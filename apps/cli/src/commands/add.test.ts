@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "../test-support/run-cli.js";
-import { startTestServer, TEST_TOKEN, type TestServer } from "../test-support/test-server.js";
+import { useTestServer } from "../test-support/test-server.js";
 
-let server: TestServer;
-const env = () => ({ PLANTSTORE_URL: server.url, PLANTSTORE_TOKEN: TEST_TOKEN });
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const context = useTestServer();
+const env = () => context.env();
 
 describe("plantstore add", () => {
   it("creates a plant, then reports the identical repeat as already present", async () => {
@@ -18,15 +11,15 @@ describe("plantstore add", () => {
     expect(first).toMatchObject({ code: 0, stdout: "created plant 7: Fern (indoor)\n", stderr: "" });
     const again = await runCli(["add", "--id", "7", "--name", "Fern", "--tag", "indoor"], env());
     expect(again).toMatchObject({ code: 0, stdout: "already present plant 7: Fern (indoor)\n" });
-    expect(await server.storage.plants.find(7n)).toEqual({ id: 7n, name: "Fern", tag: "indoor" });
+    expect(await context.server.storage.plants.find(7n)).toEqual({ id: 7n, name: "Fern", tag: "indoor" });
   });
 
   it("keeps an id above 2^53 exact and answers JSON with --json", async () => {
     const run = await runCli(["--json", "add", "--id", "9007199254740993", "--name", "Odd"], env());
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ id: "9007199254740993", outcome: "created", plant: { name: "Odd" } });
-    expect(await server.storage.plants.find(9007199254740993n)).toMatchObject({ name: "Odd" });
-    expect(await server.storage.plants.find(9007199254740992n)).toBeUndefined();
+    expect(await context.server.storage.plants.find(9007199254740993n)).toMatchObject({ name: "Odd" });
+    expect(await context.server.storage.plants.find(9007199254740992n)).toBeUndefined();
   });
 
   it("fails with exit code 1 on a conflict, naming it", async () => {
@@ -45,14 +38,24 @@ describe("plantstore add", () => {
   });
 
   it("takes --url and --token after the command too, and reports a refused token without echoing it", async () => {
-    const run = await runCli(["add", "--id", "9", "--name", "Fern", "--url", server.url, "--token", "wrong-secret"]);
+    const run = await runCli([
+      "add",
+      "--id",
+      "9",
+      "--name",
+      "Fern",
+      "--url",
+      context.server.url,
+      "--token",
+      "wrong-secret",
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("the server refused the token");
     expect(run.stderr + run.stdout).not.toContain("wrong-secret");
   });
 
   it("asks for a token when there is none", async () => {
-    const run = await runCli(["add", "--id", "9", "--name", "Fern"], { PLANTSTORE_URL: server.url });
+    const run = await runCli(["add", "--id", "9", "--name", "Fern"], { PLANTSTORE_URL: context.server.url });
     expect(run).toMatchObject({
       code: 2,
       stderr: "plantstore: no API token: set PLANTSTORE_TOKEN (or pass --token)\n",

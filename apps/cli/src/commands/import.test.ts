@@ -1,23 +1,17 @@
 import { writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ImportSummary } from "../import/import-summary.js";
 import { runCli, spawnCli } from "../test-support/run-cli.js";
-import { startTestServer, TEST_TOKEN, type TestServer } from "../test-support/test-server.js";
+import { TEST_TOKEN, useTestServer } from "../test-support/test-server.js";
+import { waitFor } from "../test-support/wait-for.js";
 
-let server: TestServer;
-const env = () => ({ PLANTSTORE_URL: server.url, PLANTSTORE_TOKEN: TEST_TOKEN });
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const context = useTestServer();
+const env = () => context.env();
 
 function writeSource(name: string, lines: string[]): string {
-  const path = join(server.directory, name);
+  const path = join(context.server.directory, name);
   writeFileSync(path, `${lines.join("\n")}\n`);
   return path;
 }
@@ -29,30 +23,6 @@ async function closedPortUrl(): Promise<string> {
   const { port } = listener.address() as AddressInfo;
   await new Promise((resolve) => listener.close(resolve));
   return `http://127.0.0.1:${port}`;
-}
-
-/**
- * The count once it stops moving: requests the server received before the kill may still be
- * committing, and they count as stored before the second run.
- */
-async function settledCount(count: () => Promise<number>): Promise<number> {
-  let previous = await count();
-  for (;;) {
-    await sleep(300);
-    const current = await count();
-    if (current === previous) return current;
-    previous = current;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(20);
-  }
 }
 
 describe("plantstore import", () => {
@@ -78,7 +48,7 @@ describe("plantstore import", () => {
       }
     }
     const path = writeSource("catalogue.csv", lines);
-    const before = await server.storage.plants.count();
+    const before = await context.server.storage.plants.count();
 
     const run = await runCli(["import", path, "--json"], env());
 
@@ -93,48 +63,62 @@ describe("plantstore import", () => {
       "name: must not be empty",
     ]);
     expect([summary.conflicts, summary.failed, summary.unfinished]).toEqual([[], [], 0]);
-    expect(await server.storage.plants.count()).toBe(before + 10_000 - invalidLines.length);
+    expect(await context.server.storage.plants.count()).toBe(before + 10_000 - invalidLines.length);
     for (const id of bigIds) {
-      expect(await server.storage.plants.find(id)).toEqual({ id, name: `Big, ${id - 2n ** 53n}` });
+      expect(await context.server.storage.plants.find(id)).toEqual({ id, name: `Big, ${id - 2n ** 53n}` });
     }
-    expect(await server.storage.plants.find(1_000_002n)).toEqual({ id: 1_000_002n, name: "Plant 2", tag: "indoor" });
-    expect(await server.storage.plants.find(1_000_500n)).toBeUndefined();
+    expect(await context.server.storage.plants.find(1_000_002n)).toEqual({
+      id: 1_000_002n,
+      name: "Plant 2",
+      tag: "indoor",
+    });
+    expect(await context.server.storage.plants.find(1_000_500n)).toBeUndefined();
   }, 90_000);
 
   it("finishes an import killed half-way when run again, reporting the earlier plants as already present", async () => {
     const total = 2_000;
+    const given = 700;
     const lines = Array.from({ length: total }, (_, i) => JSON.stringify({ id: 2_000_000 + i, name: `Killed ${i}` }));
     const path = writeSource("killed.jsonl", lines);
-    const before = await server.storage.plants.count();
-    const stored = async () => (await server.storage.plants.count()) - before;
+    const before = await context.server.storage.plants.count();
+    const stored = async () => (await context.server.storage.plants.count()) - before;
 
-    const first = spawnCli(["import", path, "--concurrency", "4", "--progress-interval", "100"], env());
-    await waitFor(async () => (await stored()) >= 200 && first.stderr().includes("progress:"), 30_000);
+    // The first run reads the catalogue from a producer that has given only its first 700 lines so
+    // far. Once those are all stored, nothing is in flight, and the run is killed while it waits.
+    const first = spawnCli(
+      ["import", "-", "--format", "jsonl", "--concurrency", "4", "--progress-interval", "100"],
+      env(),
+      `${lines.slice(0, given).join("\n")}\n`,
+      { keepStdinOpen: true },
+    );
+    await waitFor(async () => (await stored()) === given && first.stderr().includes("progress:"));
     first.child.kill("SIGKILL");
     expect((await first.finished).signal).toBe("SIGKILL");
-    const storedBefore = await settledCount(stored);
-    expect(storedBefore).toBeGreaterThan(0);
-    expect(storedBefore).toBeLessThan(total);
+    expect(await stored()).toBe(given);
 
     const second = await runCli(["import", path, "--json"], env());
     const summary = JSON.parse(second.stdout) as ImportSummary;
     expect(second.code).toBe(0);
-    expect(summary).toMatchObject({ lines: total, alreadyPresent: storedBefore, created: total - storedBefore });
+    expect(summary).toMatchObject({ lines: total, alreadyPresent: given, created: total - given });
     expect(await stored()).toBe(total);
   }, 90_000);
 
-  it("on Ctrl-C stops, prints the summary so far and exits 130", async () => {
-    const lines = Array.from({ length: 3_000 }, (_, i) => JSON.stringify({ id: 3_000_000 + i, name: `Int ${i}` }));
-    const path = writeSource("interrupted.jsonl", lines);
-    const before = await server.storage.plants.count();
-    const run = spawnCli(["import", path, "--concurrency", "2"], env());
-    await waitFor(async () => (await server.storage.plants.count()) - before >= 50, 30_000);
+  it("on Ctrl-C stops, prints the summary so far and exits 130, also while waiting for input", async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: 3_000_000 + i, name: `Int ${i}` }));
+    const before = await context.server.storage.plants.count();
+    // A producer that has given 300 lines and is still running: the import waits for more.
+    const run = spawnCli(["import", "-", "--format", "jsonl", "--concurrency", "2"], env(), `${lines.join("\n")}\n`, {
+      keepStdinOpen: true,
+    });
+    await waitFor(async () => (await context.server.storage.plants.count()) - before === lines.length);
     run.child.kill("SIGINT");
     const result = await run.finished;
     expect(result.code).toBe(130);
-    expect(result.stdout).toMatch(/created\s+\d+/);
+    expect(result.stdout).toMatch(/^-: 300 lines in /);
+    expect(result.stdout).toMatch(/created\s+300\n/);
     expect(result.stdout).toContain("Stopped early: interrupted");
-  }, 60_000);
+    expect(result.stderr).toContain("plantstore: interrupted; finishing the summary");
+  }, 90_000);
 
   it("reads JSON Lines from standard input; reports repeats, in-file and stored conflicts by line", async () => {
     await runCli(["add", "--id", "4000001", "--name", "Stored"], env());
@@ -156,7 +140,7 @@ describe("plantstore import", () => {
       { line: 4, id: "4000002", reason: "id 4000002 is also on line 2 with another name or tag" },
     ]);
     expect(summary.invalid).toEqual([{ line: 7, id: "4000003", reason: expect.stringContaining("colour") }]);
-    expect(await server.storage.plants.find(2n ** 63n - 1n)).toMatchObject({ name: "Max" });
+    expect(await context.server.storage.plants.find(2n ** 63n - 1n)).toMatchObject({ name: "Max" });
   });
 
   it("prints a readable summary and exits 0 when every line is stored", async () => {

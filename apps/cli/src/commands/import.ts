@@ -1,14 +1,14 @@
-import { setMaxListeners } from "node:events";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { extname } from "node:path";
 import type { Readable } from "node:stream";
 import { clientFor, type GlobalOptions } from "../connection.js";
 import { countLines } from "../import/count-lines.js";
 import { importPlants } from "../import/import-plants.js";
 import { formatSummary, importSucceeded } from "../import/import-summary.js";
 import { startProgress } from "../import/progress.js";
-import { readRecords, SourceError, type RecordFormat } from "../records/read-records.js";
+import { formatFromName, type RecordFormat } from "../records/format.js";
+import { readRecords, SourceError } from "../records/read-records.js";
+import { trapInterrupts } from "../interrupt.js";
 import { UsageError } from "../usage-error.js";
 
 export interface ImportCommandOptions {
@@ -30,20 +30,11 @@ export async function importCommand(
   const expectedLines =
     source === "-" ? undefined : Math.max(0, (await countLines(source)) - (format === "csv" ? 1 : 0));
 
-  const interrupt = new AbortController();
-  // Each create in flight listens to this signal (its attempt and its backoff wait).
-  setMaxListeners(options.concurrency * 2 + 10, interrupt.signal);
-  const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(130);
-    process.stderr.write("\nplantstore: interrupted; finishing the summary (press Ctrl-C again to quit at once)\n");
-    interrupt.abort();
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-
+  // Each create in flight listens to the signal (its attempt and its backoff wait).
+  const interrupt = trapInterrupts("finishing the summary", options.concurrency * 2 + 10);
   const { summary, done } = importPlants({
     client,
-    records: readRecords(input, format),
+    records: readRecords(input, format, interrupt.signal),
     concurrency: options.concurrency,
     signal: interrupt.signal,
   });
@@ -60,8 +51,7 @@ export async function importCommand(
     throw error;
   } finally {
     stopProgress();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.release();
   }
 
   process.stdout.write(globals.json ? `${JSON.stringify(summary)}\n` : formatSummary(summary, source));
@@ -71,9 +61,8 @@ export async function importCommand(
 
 function formatOf(source: string): RecordFormat {
   if (source === "-") throw new UsageError("reading standard input needs --format csv or --format jsonl");
-  const extension = extname(source).toLowerCase();
-  if (extension === ".csv") return "csv";
-  if (extension === ".jsonl" || extension === ".ndjson") return "jsonl";
+  const format = formatFromName(source);
+  if (format !== undefined) return format;
   throw new UsageError(`cannot tell the format of ${source} from its name: pass --format csv or --format jsonl`);
 }
 

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readRecords, type RecordFormat, type SourceRecord } from "./read-records.js";
 
@@ -82,5 +82,26 @@ describe("readRecords: JSON Lines", () => {
       [5, expect.stringMatching(/^not valid JSON: /)],
       [7, "tag: must be a string"],
     ]);
+  });
+});
+
+describe("readRecords: stopping", () => {
+  it("ends when its signal fires, even while waiting for input that has not come", async () => {
+    const input = new PassThrough();
+    const controller = new AbortController();
+    const records = readRecords(input, "jsonl", controller.signal);
+    const first = records.next();
+    input.write('{"id": 1, "name": "Fern"}\n');
+    expect(await first).toEqual({ done: false, value: { line: 1, ok: true, plant: { id: 1n, name: "Fern" } } });
+    const pending = records.next();
+    controller.abort();
+    expect(await pending).toEqual({ done: true, value: undefined });
+  });
+
+  it("reads nothing once its signal has fired", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const records = readRecords(Readable.from(["id,name\n1,Fern\n"]), "csv", controller.signal);
+    expect(await records.next()).toEqual({ done: true, value: undefined });
   });
 });

@@ -3,8 +3,9 @@ import type { Readable } from "node:stream";
 import { parseExactJson, type NewPlantInput } from "@plantstore/contract";
 import { checkNewPlant, parseIdText } from "./check-new-plant.js";
 import { parseCsvLine } from "./csv-line.js";
+import type { RecordFormat } from "./format.js";
 
-export type RecordFormat = "csv" | "jsonl";
+export type { RecordFormat };
 
 /** One data line of the source: a plant to create, or the reason the line is not one. */
 export type SourceRecord =
@@ -18,9 +19,20 @@ export class SourceError extends Error {
 const CSV_COLUMNS = ["id", "name", "tag"] as const;
 type CsvColumn = (typeof CSV_COLUMNS)[number];
 
-/** Reads records line by line; blank lines are skipped and line numbers are 1-based physical lines. */
-export async function* readRecords(input: Readable, format: RecordFormat): AsyncGenerator<SourceRecord> {
+/**
+ * Reads records line by line; blank lines are skipped and line numbers are 1-based physical lines.
+ * When `signal` fires, reading stops: the records end, even while waiting for input that has not
+ * come (standard input from a producer that is still running).
+ */
+export async function* readRecords(
+  input: Readable,
+  format: RecordFormat,
+  signal?: AbortSignal,
+): AsyncGenerator<SourceRecord> {
+  if (signal?.aborted) return;
   const lines = createInterface({ input, crlfDelay: Infinity });
+  const stopReading = () => lines.close();
+  signal?.addEventListener("abort", stopReading, { once: true });
   let lineNumber = 0;
   let csvColumns: CsvColumn[] | undefined;
   try {
@@ -37,8 +49,10 @@ export async function* readRecords(input: Readable, format: RecordFormat): Async
       }
     }
   } finally {
+    signal?.removeEventListener("abort", stopReading);
     lines.close();
   }
+  if (signal?.aborted) return;
   if (format === "csv" && csvColumns === undefined) throw new SourceError("the CSV has no header line (id,name,tag)");
 }
 

@@ -18,7 +18,16 @@ export interface CliProcess {
   finished: Promise<CliRun>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string): CliProcess {
+/**
+ * Starts the command. `stdin` is written to its standard input, which is then closed, unless
+ * `keepStdinOpen` (the test writes to `child.stdin` itself, as a producer that is still running).
+ */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  stdin?: string,
+  options: { keepStdinOpen?: boolean } = {},
+): CliProcess {
   const child = spawn(process.execPath, [CLI_MAIN, ...args], {
     env: { ...process.env, PLANTSTORE_URL: undefined, PLANTSTORE_TOKEN: undefined, ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -27,7 +36,11 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin?.end(stdin);
+  if (options.keepStdinOpen) {
+    // The command may exit before reading everything: a closed pipe is not the test's failure.
+    child.stdin?.on("error", () => undefined);
+    if (stdin !== undefined) child.stdin?.write(stdin);
+  } else child.stdin?.end(stdin);
   const finished = new Promise<CliRun>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
