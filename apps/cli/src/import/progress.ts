@@ -1,7 +1,8 @@
+import { ratePerSecond, startTicker, type ProgressStream } from "../ticker.js";
 import { failureCount, finishedLines, type ImportSummary } from "./import-summary.js";
 
 export interface ProgressOptions {
-  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stream: ProgressStream;
   summary: ImportSummary;
   /** Data lines expected, when known (a file; not standard input). */
   expectedLines?: number;
@@ -14,27 +15,21 @@ export interface ProgressOptions {
  * every `intervalMs` (for logs and CI). Returns a function that stops it.
  */
 export function startProgress(options: ProgressOptions): () => void {
-  const { stream, summary } = options;
+  const { summary } = options;
   const started = Date.now();
-  const tty = stream.isTTY === true;
-  const render = () => {
-    const done = finishedLines(summary);
-    const seconds = (Date.now() - started) / 1000;
-    const rate = seconds > 0 ? Math.round(done / seconds) : 0;
-    const failed = failureCount(summary);
-    if (tty) stream.write(`\r${bar(done, options.expectedLines)} ${rate}/s · ${failed} failed\x1b[K`);
-    else {
+  return startTicker({
+    stream: options.stream,
+    intervalMs: options.intervalMs,
+    bar: () => {
+      const done = finishedLines(summary);
+      return `${bar(done, options.expectedLines)} ${ratePerSecond(done, started)}/s · ${failureCount(summary)} failed`;
+    },
+    line: () => {
+      const done = finishedLines(summary);
       const of = options.expectedLines === undefined ? "" : `/${options.expectedLines}`;
-      stream.write(
-        `progress: ${done}${of} lines done (created ${summary.created}, already present ${summary.alreadyPresent}, failed ${failed}), ${rate} lines/s\n`,
-      );
-    }
-  };
-  const timer = setInterval(render, tty ? 100 : options.intervalMs);
-  return () => {
-    clearInterval(timer);
-    if (tty) stream.write("\r\x1b[K");
-  };
+      return `progress: ${done}${of} lines done (created ${summary.created}, already present ${summary.alreadyPresent}, failed ${failureCount(summary)}), ${ratePerSecond(done, started)} lines/s`;
+    },
+  });
 }
 
 const BAR_WIDTH = 24;
