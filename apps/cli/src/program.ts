@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { LIST_LIMIT_MAX } from "@plantstore/contract";
 import { addCommand, type AddOptions } from "./commands/add.js";
+import { deleteCommand } from "./commands/delete.js";
+import { exportCommand, STDOUT_DEFAULT_FORMAT, type ExportCommandOptions } from "./commands/export.js";
+import { getCommand } from "./commands/get.js";
 import { importCommand, type ImportCommandOptions } from "./commands/import.js";
+import { LIST_DEFAULT_LIMIT, listCommand, type ListCommandOptions } from "./commands/list.js";
 import type { GlobalOptions } from "./connection.js";
 import { UsageError } from "./usage-error.js";
 
@@ -19,11 +24,20 @@ function integerBetween(min: number, max: number) {
   };
 }
 
+/** `--progress-interval`, shared by the commands that show progress (import, export). */
+function progressIntervalOption(): Option {
+  return new Option("--progress-interval <ms>", "how often to print progress when standard error is not a terminal")
+    .argParser(integerBetween(100, 3_600_000))
+    .default(2_000);
+}
+
 /** Runs `plantstore` with the given argv (as process.argv) and resolves to the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   let exitCode = 0;
   const program = new Command("plantstore")
-    .description("Add plants to a Plant Store, or import a catalogue of them (CSV or JSON Lines).")
+    .description(
+      "Add, read, list and delete the plants of a Plant Store, or import and export a catalogue of them (CSV or JSON Lines).",
+    )
     .version(version)
     .addOption(
       new Option("--url <url>", "the Plant Store's base URL").env("PLANTSTORE_URL").default("http://127.0.0.1:3000"),
@@ -62,17 +76,86 @@ export async function runCli(argv: string[]): Promise<number> {
     .addOption(
       new Option("-c, --concurrency <n>", "creates in flight at once").argParser(integerBetween(1, 256)).default(16),
     )
-    .addOption(
-      new Option("--progress-interval <ms>", "how often to print progress when standard error is not a terminal")
-        .argParser(integerBetween(100, 3_600_000))
-        .default(2_000),
-    )
+    .addOption(progressIntervalOption())
     .addHelpText(
       "after",
       "\nExit status: 0 when every line is stored, 1 when a line failed or the run stopped early, 2 for bad usage or an unreadable source, 130 when interrupted.",
     )
     .action(async (source: string, options: ImportCommandOptions, command: Command) => {
       exitCode = await importCommand(source, options, command.optsWithGlobals<GlobalOptions & ImportCommandOptions>());
+    });
+
+  const pageSizeOption = () =>
+    new Option("--page-size <n>", "plants per request to the server")
+      .argParser(integerBetween(1, LIST_LIMIT_MAX))
+      .default(LIST_LIMIT_MAX);
+
+  /** A command that takes one plant id: `get` and `delete`. */
+  const idCommand = (name: string, description: string, exitStatus: string, run: typeof getCommand) =>
+    program
+      .command(name)
+      .description(description)
+      .argument("<id>", "the plant's id: an integer from -9223372036854775808 to 9223372036854775807")
+      .addHelpText("after", `\nExit status: ${exitStatus}`)
+      .action(async (id: string, _options: unknown, command: Command) => {
+        exitCode = await run(id, command.optsWithGlobals<GlobalOptions>());
+      });
+
+  idCommand(
+    "get",
+    "Print one plant: id, name and tag separated by tabs (--json: a JSON object, the id exact)",
+    "0 when the plant is printed, 1 when no plant has the id (or the request failed), 2 for bad usage.",
+    getCommand,
+  );
+
+  program
+    .command("list")
+    .description(
+      "Print plants in id order, one a line: id, name and tag separated by tabs (--json: a JSON array, the ids exact)",
+    )
+    .option("--tag <tag>", "only plants with exactly this tag")
+    .addOption(
+      new Option("--limit <n>", "print at most this many plants")
+        .argParser(integerBetween(1, Number.MAX_SAFE_INTEGER))
+        .default(LIST_DEFAULT_LIMIT),
+    )
+    .option("--after <id>", "start after this id (when more plants follow, the command says which to pass)")
+    .addOption(pageSizeOption())
+    .addHelpText("after", "\nExit status: 0 when the plants are printed, 1 when a request failed, 2 for bad usage.")
+    .action(async (options: ListCommandOptions, command: Command) => {
+      exitCode = await listCommand(options, command.optsWithGlobals<GlobalOptions & ListCommandOptions>());
+    });
+
+  idCommand(
+    "delete",
+    "Delete one plant",
+    "0 when the plant is deleted (also when a retry finds it already gone after an attempt that may have deleted it), 1 when no plant has the id (or the request failed), 2 for bad usage.",
+    deleteCommand,
+  );
+
+  program
+    .command("export")
+    .description("Write every plant, in id order, as CSV (header id,name,tag) or JSON Lines that import reads back")
+    .argument(
+      "[destination]",
+      `a .csv or .jsonl file, or - for standard output (default; ${STDOUT_DEFAULT_FORMAT} unless --format)`,
+      "-",
+    )
+    .addOption(
+      new Option("--format <format>", "the format to write (default: from the file name)").choices(["csv", "jsonl"]),
+    )
+    .addOption(pageSizeOption())
+    .addOption(progressIntervalOption())
+    .addHelpText(
+      "after",
+      "\nA file is written beside the destination and renamed once complete: an interrupted or failed export leaves no partial file.\nExit status: 0 when every plant is written, 1 when the server or the output failed, 2 for bad usage or an unwritable destination, 130 when interrupted.",
+    )
+    .action(async (destination: string, options: ExportCommandOptions, command: Command) => {
+      exitCode = await exportCommand(
+        destination,
+        options,
+        command.optsWithGlobals<GlobalOptions & ExportCommandOptions>(),
+      );
     });
 
   try {

@@ -1,6 +1,7 @@
 import { PlantStoreError } from "@plantstore/client";
 import { checkNewPlant, parseIdText } from "../records/check-new-plant.js";
 import { clientFor, type GlobalOptions } from "../connection.js";
+import { describeFailure, failureJson } from "../failure.js";
 import { UsageError } from "../usage-error.js";
 
 export interface AddOptions {
@@ -30,19 +31,8 @@ export async function addCommand(options: AddOptions, globals: GlobalOptions): P
     return 0;
   } catch (error) {
     if (!(error instanceof PlantStoreError)) throw error;
-    if (globals.json) {
-      const { kind, status, code, codeName, detail } = error;
-      process.stdout.write(
-        `${JSON.stringify({ id: idText, error: { kind, status, code, codeName, message: detail ?? error.message } })}\n`,
-      );
-    }
-    process.stderr.write(`plantstore: could not add plant ${idText}: ${describe(error)}\n`);
+    if (globals.json) process.stdout.write(`${JSON.stringify({ id: idText, error: failureJson(error) })}\n`);
+    process.stderr.write(`plantstore: could not add plant ${idText}: ${describeFailure(error)}\n`);
     return 1;
   }
-}
-
-function describe(error: PlantStoreError): string {
-  if (error.isConflict()) return `the id is taken by a plant with another name or tag (${error.detail})`;
-  if (error.isAuthError()) return `the server refused the token (${error.detail})`;
-  return error.message;
 }
