@@ -1,17 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { fakeStream, useFakeTimers } from "../test-support/fake-stream.js";
 import { startExportProgress } from "./export-progress.js";
 
-function fakeStream(isTTY: boolean) {
-  const writes: string[] = [];
-  return { writes, stream: { isTTY, write: (text: string) => writes.push(text) > 0 } as never };
-}
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimers();
 
 describe("startExportProgress", () => {
   it("redraws a count in place on a terminal and clears it when stopped", () => {

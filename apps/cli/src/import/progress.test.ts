@@ -1,18 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { fakeStream, useFakeTimers } from "../test-support/fake-stream.js";
 import { emptySummary } from "./import-summary.js";
 import { startProgress } from "./progress.js";
 
-function fakeStream(isTTY: boolean) {
-  const writes: string[] = [];
-  return { writes, stream: { isTTY, write: (text: string) => writes.push(text) > 0 } as never };
-}
-
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeTimers();
 
 describe("startProgress", () => {
   it("redraws a bar in place on a terminal and clears it when stopped", () => {
