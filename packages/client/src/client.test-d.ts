@@ -50,6 +50,7 @@ describe("createPlant", () => {
 describe("getPlant, listPlants, plants and deletePlant", () => {
   test("read exact bigint ids, whatever the id was given as", async () => {
     const plant = await client.getPlant(2n ** 60n);
+    void plant;
     type _read = [
       Expect<Equal<typeof plant, StoredPlant>>,
       Expect<Equal<StoredPlant, { id: bigint; name: string; tag?: string | undefined }>>,
@@ -81,6 +82,7 @@ describe("getPlant, listPlants, plants and deletePlant", () => {
 
   test("iterate every plant, page after page", async () => {
     for await (const each of client.plants({ tag: "indoor", pageSize: 500, signal: AbortSignal.timeout(1_000) })) {
+      void each;
       type _each = [Expect<Equal<typeof each, StoredPlant>>, Expect<Equal<typeof each.id, bigint>>];
     }
     // @ts-expect-error pageSize is a number
@@ -89,6 +91,7 @@ describe("getPlant, listPlants, plants and deletePlant", () => {
 
   test("delete, saying whether this call deleted it or an earlier attempt may have", async () => {
     const deleted = await client.deletePlant(2n ** 60n, { signal: AbortSignal.timeout(1_000) });
+    void deleted;
     type _deleted = [
       Expect<Equal<typeof deleted, DeletePlantResult>>,
       Expect<Equal<DeleteOutcome, "deleted" | "unknown">>,
