@@ -70,11 +70,16 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-function tokens(env: Env): string[] {
-  const list = (env.PLANTSTORE_TOKENS ?? "")
+/** A comma-separated variable's entries, trimmed, empty ones left out. */
+function commaList(env: Env, name: string): string[] {
+  return (env[name] ?? "")
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
+}
+
+function tokens(env: Env): string[] {
+  const list = commaList(env, "PLANTSTORE_TOKENS");
   for (const [index, entry] of list.entries()) {
     try {
       parseTokenEntry(entry);
@@ -101,10 +106,7 @@ function rateLimit(env: Env): RateLimit | undefined {
 
 /** Comma-separated http(s) URLs, each at most once. */
 function webhookUrls(env: Env): string[] {
-  const urls = (env.PLANTSTORE_WEBHOOK_URLS ?? "")
-    .split(",")
-    .map((url) => url.trim())
-    .filter((url) => url !== "");
+  const urls = commaList(env, "PLANTSTORE_WEBHOOK_URLS");
   for (const [index, url] of urls.entries()) {
     let parsed: URL | undefined;
     try {

@@ -1,6 +1,7 @@
 import { ErrorCode } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testBackends } from "../src/test-support/databases.js";
+import { expectError } from "../src/test-support/expect-error.js";
 import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
 
 const TWO_53 = 2n ** 53n;
@@ -9,15 +10,6 @@ const INT64_MIN = -(2n ** 63n);
 
 let nextId = 1_000_000n;
 const freshId = () => nextId++;
-
-async function expectError(response: Response, status: number, code: number, messagePart?: RegExp) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  const body = (await response.json()) as { error: number; message: string };
-  expect(body).toEqual({ error: code, message: expect.any(String) });
-  if (messagePart) expect(body.message).toMatch(messagePart);
-  return body;
-}
 
 describe.each(testBackends())("POST /plants on $name", (backend) => {
   let server: TestServer;

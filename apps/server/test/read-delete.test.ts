@@ -1,6 +1,7 @@
 import { ErrorCode, LIST_LIMIT_DEFAULT } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testBackends } from "../src/test-support/databases.js";
+import { expectError } from "../src/test-support/expect-error.js";
 import { exactJson, startTestServer, type TestServer } from "../src/test-support/test-server.js";
 
 const TWO_53 = 2n ** 53n;
@@ -11,14 +12,6 @@ interface Stored {
   id: bigint;
   name: string;
   tag?: string;
-}
-
-async function expectError(response: Response, status: number, code: number, messagePart?: RegExp): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  const body = (await response.json()) as { error: number; message: string };
-  expect(body).toEqual({ error: code, message: expect.any(String) });
-  if (messagePart) expect(body.message).toMatch(messagePart);
 }
 
 /** The `after` of a `Link: <…>; rel="next"` header, with its whole target. */

@@ -255,8 +255,9 @@ describe.each(testBackends())("webhooks as users run them on $name", (backend) =
     const hooks = await WebhookReceiver.start(() => 204, Number(port));
     cleanups.push(() => hooks.close());
     const arrived = () => new Set(hooks.events().map((attempt) => attempt.event.data.id));
+    // Deliveries the killed process had leased wait for their lease to run out (timeout + 30 s).
     await waitFor("an event for every acknowledged plant", () => acknowledged.every((id) => arrived().has(id)), {
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
     });
     hooks.verify(secret);
     // None for a plant that is not stored (a create cut off by the kill either stored its plant
@@ -265,7 +266,7 @@ describe.each(testBackends())("webhooks as users run them on $name", (backend) =
       const response = await fetch(`${second.url}/plants/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(response.status, `event for plant ${id}`).toBe(200);
     }
-  });
+  }, 150_000);
 
   it("the webhooks admin command adds (printing the secret once), lists, shows deliveries, removes", async () => {
     const env = { ...process.env, DATABASE_URL: await backend.freshDatabaseUrl() };

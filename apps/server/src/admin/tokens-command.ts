@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { SCOPES } from "@plantstore/contract";
 import type { Storage } from "../store/storage.js";
+import { parseCommand, runAdminCommand, UsageError } from "./usage.js";
 import { ALL_SCOPES, formatScopes, parseScopes } from "../tokens/scopes.js";
 import { generateToken, hashToken } from "../tokens/token-hash.js";
 
@@ -10,20 +10,10 @@ const USAGE = `usage: plantstore-server tokens <command>
                                         ${SCOPES.join(", ")}
   revoke <id>                           revoke a token; running servers refuse it within a second`;
 
-class UsageError extends Error {}
-
-function parse(args: string[]) {
-  try {
-    return parseArgs({ args, allowPositionals: true, options: { scopes: { type: "string" } } });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
-
 /** `tokens list | create | revoke`: token administration against the configured DATABASE_URL. Exit codes: 0, 1 (no such token), 2 (usage). */
 export async function runTokensCommand(args: string[], storage: Storage, out = process.stdout): Promise<number> {
-  try {
-    const { positionals, values } = parse(args);
+  return runAdminCommand("tokens", USAGE, async () => {
+    const { positionals, values } = parseCommand(args, { scopes: { type: "string" } });
     const [command, argument, extra] = positionals;
     if (extra !== undefined || (values.scopes !== undefined && command !== "create")) throw new UsageError("");
     switch (command) {
@@ -63,9 +53,5 @@ export async function runTokensCommand(args: string[], storage: Storage, out = p
       default:
         throw new UsageError("");
     }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(error.message === "" ? `${USAGE}\n` : `plantstore-server tokens: ${error.message}\n`);
-    return 2;
-  }
+  });
 }

@@ -1,6 +1,6 @@
-import { parseArgs } from "node:util";
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
 import type { Storage } from "../store/storage.js";
+import { parseCommand, runAdminCommand, UsageError } from "./usage.js";
 import { generateSecret } from "../webhooks/signing.js";
 
 /** How long a rotated-out secret still signs deliveries, so that receivers can switch without a gap. */
@@ -15,20 +15,6 @@ const USAGE = `usage: plantstore-server webhooks <command>
                                   signing alongside for 24 hours
   deliveries [--failed] [--limit n]  list deliveries, newest first
   redeliver <id>                  send a delivery again, from its first attempt`;
-
-class UsageError extends Error {}
-
-function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: { events: { type: "string" }, failed: { type: "boolean" }, limit: { type: "string" } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-}
 
 function idOf(text: string | undefined): number {
   if (text === undefined || !/^[1-9][0-9]{0,15}$/.test(text)) throw new UsageError("");
@@ -70,8 +56,12 @@ function urlOf(text: string | undefined): string {
  */
 export async function runWebhooksCommand(args: string[], storage: Storage, out = process.stdout): Promise<number> {
   const { webhooks } = storage;
-  try {
-    const { positionals, values } = parse(args);
+  return runAdminCommand("webhooks", USAGE, async () => {
+    const { positionals, values } = parseCommand(args, {
+      events: { type: "string" },
+      failed: { type: "boolean" },
+      limit: { type: "string" },
+    });
     const [command, argument, extra] = positionals;
     if (extra !== undefined) throw new UsageError("");
     if (values.events !== undefined && command !== "add") throw new UsageError("");
@@ -140,9 +130,5 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       default:
         throw new UsageError("");
     }
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(error.message === "" ? `${USAGE}\n` : `plantstore-server webhooks: ${error.message}\n`);
-    return 2;
-  }
+  });
 }

@@ -103,6 +103,8 @@ export interface Claim {
   leaseMs: number;
   /** Attempts already in flight here, by endpoint: they count against `perEndpoint`. */
   busy: Array<[endpoint: number, inFlight: number]>;
+  /** Deliveries this instance is still attempting or recording: never claimed twice. */
+  holding: number[];
 }
 
 /** What became of an attempt. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
-import type { DeliveryInfo, WebhookEndpoint } from "./storage.js";
+import type { DeliveryInfo, DueDelivery, WebhookEndpoint } from "./storage.js";
 
 /** A new event id: unique, opaque, and the same on every attempt of the event's deliveries. */
 export function newEventId(): string {
@@ -44,6 +44,36 @@ export function endpointFromRow(row: EndpointRow): WebhookEndpoint {
     endpoint.disabledReason = row.disabled_reason ?? "";
   }
   return endpoint;
+}
+
+/**
+ * A delivery just leased, with its event and its endpoint's secrets, as both backends read it;
+ * `previous_secret` only while the rotation's overlap lasts.
+ */
+export interface ClaimedRow {
+  id: number | bigint;
+  attempts: number;
+  endpoint: number;
+  event_id: string;
+  type: string;
+  body: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+}
+
+export function dueDeliveryFromRow(row: ClaimedRow): DueDelivery {
+  if (!isWebhookEventType(row.type)) throw new Error(`unknown event type ${row.type}`);
+  return {
+    delivery: Number(row.id),
+    eventId: row.event_id,
+    type: row.type,
+    body: row.body,
+    attempt: row.attempts,
+    endpoint: row.endpoint,
+    url: row.url,
+    secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
+  };
 }
 
 /** A webhook_deliveries row joined with its event and endpoint, as both listings read it. */

@@ -21,6 +21,11 @@ const MAX_IN_FLIGHT = 64;
 const MAX_PER_ENDPOINT = 4;
 /** How often an idle worker looks for due deliveries (other instances' events, expired leases, retries). */
 const POLL_MS = 1_000;
+/**
+ * A lease lasts the attempt's timeout plus this, the time its result may take to be recorded (a
+ * commit on a loaded disk). Only a dead instance's leases ever run out; another then takes over.
+ */
+const LEASE_MARGIN_MS = 30_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /** Where a delivery went, for logs: never the query string or credentials of a URL (they may hold secrets). */
@@ -125,9 +130,9 @@ export class DeliveryWorker {
       owner: this.owner,
       limit: free,
       perEndpoint: MAX_PER_ENDPOINT,
-      // Long enough for the attempt and for recording its result; a dead instance's leases run out after it.
-      leaseMs: 2 * this.settings.timeoutMs + 1_000,
+      leaseMs: this.settings.timeoutMs + LEASE_MARGIN_MS,
       busy: [...busy],
+      holding: [...this.inFlight.keys()],
     });
     for (const delivery of due) this.begin(delivery);
     return due.length;

@@ -107,20 +107,21 @@ export class GroupCommit {
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
-    return this.db.admit(
-      () =>
-        new Promise<CreateDecision>((resolve, reject) => {
-          this.queue.push({ kind: "create", plant, resolve, reject });
-          this.pump();
-        }),
-    );
+    return this.enqueue<CreateDecision>((resolve, reject) => ({ kind: "create", plant, resolve, reject }));
   }
 
   delete(id: bigint): Promise<DeleteDecision> {
+    return this.enqueue<DeleteDecision>((resolve, reject) => ({ kind: "delete", id, resolve, reject }));
+  }
+
+  /** Queues a write for the next free batch slot; close() waits for it (admit). */
+  private enqueue<Decision>(
+    write: (resolve: (decision: Decision) => void, reject: (error: unknown) => void) => PendingWrite,
+  ): Promise<Decision> {
     return this.db.admit(
       () =>
-        new Promise<DeleteDecision>((resolve, reject) => {
-          this.queue.push({ kind: "delete", id, resolve, reject });
+        new Promise<Decision>((resolve, reject) => {
+          this.queue.push(write(resolve, reject));
           this.pump();
         }),
     );
@@ -141,31 +142,42 @@ export class GroupCommit {
     }
   }
 
+  /** Runs one batch statement and gives each write its decision; returns the webhook deliveries written. */
+  private async write<Item extends { resolve(decision: Decision): void }, Decision>(
+    items: Item[],
+    operation: string,
+    run: (pool: pg.Pool, items: Item[]) => Promise<Written<Decision>>,
+  ): Promise<number> {
+    const { decisions, deliveries } = await this.db.query(operation, (pool) => run(pool, items));
+    items.forEach((item, index) => item.resolve(decisions[index]!));
+    return deliveries;
+  }
+
   private async send(batch: PendingWrite[]): Promise<void> {
     const started = performance.now();
     try {
-      if (batch[0]!.kind === "create") {
-        const creates = batch as Extract<PendingWrite, { kind: "create" }>[];
-        const { decisions, deliveries } = await this.db.query("create plants", (pool) =>
-          createAll(
-            pool,
-            creates.map((item) => item.plant),
-          ),
-        );
-        creates.forEach((item, index) => item.resolve(decisions[index]!));
-        if (deliveries > 0) this.onDeliveries();
-      } else {
-        const deletes = batch as Extract<PendingWrite, { kind: "delete" }>[];
-        const { decisions, deliveries } = await this.db.query("delete plants", (pool) =>
-          deleteAll(
-            pool,
-            deletes.map((item) => item.id),
-          ),
-        );
-        deletes.forEach((item, index) => item.resolve(decisions[index]!));
-        if (deliveries > 0) this.onDeliveries();
-      }
+      const deliveries =
+        batch[0]!.kind === "create"
+          ? await this.write(
+              batch as Array<Extract<PendingWrite, { kind: "create" }>>,
+              "create plants",
+              (pool, items) =>
+                createAll(
+                  pool,
+                  items.map((item) => item.plant),
+                ),
+            )
+          : await this.write(
+              batch as Array<Extract<PendingWrite, { kind: "delete" }>>,
+              "delete plants",
+              (pool, items) =>
+                deleteAll(
+                  pool,
+                  items.map((item) => item.id),
+                ),
+            );
       this.observe(batch.length, (performance.now() - started) / 1000);
+      if (deliveries > 0) this.onDeliveries();
     } catch (error) {
       if (batch.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
         for (const item of batch) item.reject(error);

@@ -1,18 +1,13 @@
-import { isWebhookEventType, type WebhookEventType } from "@plantstore/contract";
-import type {
-  AttemptResult,
-  Claim,
-  DeliveryInfo,
-  DueDelivery,
-  WebhookEndpoint,
-  WebhookRepository,
-} from "../storage.js";
+import type { WebhookEventType } from "@plantstore/contract";
+import type * as Storage from "../storage.js";
 import {
   deliveriesSql,
   deliveryFromRow,
+  dueDeliveryFromRow,
   endpointFromRow,
   eventsToColumn,
   GONE_REASON,
+  type ClaimedRow,
   type DeliveryRow,
   type EndpointRow,
 } from "../webhook-rows.js";
@@ -37,6 +32,7 @@ const CLAIM_SQL = `
     WHERE d.state = 'pending' AND d.next_attempt_at <= ${NOW_MS}
       AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
       AND d.endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)
+      AND d.id <> ALL($7::bigint[])
     ORDER BY d.next_attempt_at, d.id
     LIMIT $2 * 4
     FOR UPDATE SKIP LOCKED
@@ -56,23 +52,11 @@ const CLAIM_SQL = `
   RETURNING d.id, d.attempts, d.endpoint, e.event_id, e.type, e.body, p.url, p.secret,
             CASE WHEN p.previous_until > ${NOW_MS} THEN p.previous_secret END AS previous_secret`;
 
-interface ClaimedRow {
-  id: bigint;
-  attempts: number;
-  endpoint: number;
-  event_id: string;
-  type: string;
-  body: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-}
-
 /** Only the lease holder settles a delivery (a settle after the lease passed to another is dropped). */
 const MINE = "id = $1 AND lease_owner = $2 AND state = 'pending'";
 
 /** Webhooks on PostgreSQL: the same tables and rules as on SQLite; times from the database's clock. */
-export class PostgresWebhookRepository implements WebhookRepository {
+export class PostgresWebhookRepository implements Storage.WebhookRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
   msUntilNextDue(): Promise<number | undefined> {
@@ -86,7 +70,7 @@ export class PostgresWebhookRepository implements WebhookRepository {
     });
   }
 
-  claimDue(claim: Claim): Promise<DueDelivery[]> {
+  claimDue(claim: Storage.Claim): Promise<Storage.DueDelivery[]> {
     return this.db.run("claim webhook deliveries", async (pool) => {
       const result = await pool.query<ClaimedRow>(CLAIM_SQL, [
         claim.busy.map(([endpoint]) => endpoint),
@@ -95,24 +79,13 @@ export class PostgresWebhookRepository implements WebhookRepository {
         claim.leaseMs,
         claim.owner,
         claim.busy.map(([, inFlight]) => inFlight),
+        claim.holding,
       ]);
-      return result.rows.map((row): DueDelivery => {
-        if (!isWebhookEventType(row.type)) throw new Error(`unknown event type ${row.type}`);
-        return {
-          delivery: Number(row.id),
-          eventId: row.event_id,
-          type: row.type,
-          body: row.body,
-          attempt: row.attempts,
-          endpoint: row.endpoint,
-          url: row.url,
-          secrets: row.previous_secret === null ? [row.secret] : [row.secret, row.previous_secret],
-        };
-      });
+      return result.rows.map(dueDeliveryFromRow);
     });
   }
 
-  settle(delivery: number, owner: string, result: AttemptResult): Promise<void> {
+  settle(delivery: number, owner: string, result: Storage.AttemptResult): Promise<void> {
     const status = "status" in result ? (result.status ?? null) : null;
     const error = "error" in result ? (result.error ?? null) : null;
     return this.db.run("settle webhook delivery", async (pool) => {
@@ -178,13 +151,13 @@ export class PostgresWebhookRepository implements WebhookRepository {
     );
   }
 
-  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint> {
+  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<Storage.WebhookEndpoint> {
     return this.db.run("add webhook endpoint", async (pool) =>
       endpointFromRow(await insertEndpoint(pool, url, events, secret, "admin")),
     );
   }
 
-  listEndpoints(): Promise<WebhookEndpoint[]> {
+  listEndpoints(): Promise<Storage.WebhookEndpoint[]> {
     return this.db.run("list webhook endpoints", async (pool) => {
       const result = await pool.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY id`);
       return result.rows.map(endpointFromRow);
@@ -232,7 +205,7 @@ export class PostgresWebhookRepository implements WebhookRepository {
     );
   }
 
-  listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]> {
+  listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<Storage.DeliveryInfo[]> {
     return this.db.run("list webhook deliveries", async (pool) => {
       const result = await pool.query<DeliveryRow>(deliveriesSql(failedOnly, "$1"), [limit]);
       return result.rows.map(deliveryFromRow);
@@ -266,7 +239,7 @@ async function insertEndpoint(
   url: string,
   events: readonly WebhookEventType[],
   secret: string,
-  source: WebhookEndpoint["source"],
+  source: Storage.WebhookEndpoint["source"],
 ): Promise<EndpointRow> {
   const result = await client.query<EndpointRow>(
     `INSERT INTO webhook_endpoints (url, secret, events, source, created_at) VALUES ($1, $2, $3, $4, ${NOW_MS})

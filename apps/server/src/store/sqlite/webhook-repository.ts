@@ -1,13 +1,6 @@
 import type { WebhookEventType } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
-import type {
-  AttemptResult,
-  Claim,
-  DeliveryInfo,
-  DueDelivery,
-  WebhookEndpoint,
-  WebhookRepository,
-} from "../storage.js";
+import type * as Storage from "../storage.js";
 import {
   deliveriesSql,
   deliveryFromRow,
@@ -22,7 +15,7 @@ import type { GroupCommit } from "./group-commit.js";
  * to the writer thread, so that no commit's fsync, and no wait for the write lock, ever blocks the
  * event loop; reads use this thread's connection. Times come from this process's clock (one machine).
  */
-export class SqliteWebhookRepository implements WebhookRepository {
+export class SqliteWebhookRepository implements Storage.WebhookRepository {
   private readonly nextDue: Statement<[], { due: number | null }>;
   private readonly oldestPending: Statement<[], { created: number | null }>;
   private readonly endpoints: Statement<[], EndpointRow>;
@@ -48,11 +41,11 @@ export class SqliteWebhookRepository implements WebhookRepository {
     return due == null ? undefined : due - Date.now();
   }
 
-  claimDue(claim: Claim): Promise<DueDelivery[]> {
+  claimDue(claim: Storage.Claim): Promise<Storage.DueDelivery[]> {
     return this.groupCommit.webhook({ kind: "claim", claim });
   }
 
-  settle(delivery: number, owner: string, result: AttemptResult): Promise<void> {
+  settle(delivery: number, owner: string, result: Storage.AttemptResult): Promise<void> {
     return this.groupCommit.webhook({ kind: "settle", delivery, owner, result });
   }
 
@@ -65,11 +58,11 @@ export class SqliteWebhookRepository implements WebhookRepository {
     return this.groupCommit.webhook({ kind: "prune", before });
   }
 
-  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint> {
+  addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<Storage.WebhookEndpoint> {
     return this.groupCommit.webhook({ kind: "add-endpoint", url, events: [...events], secret });
   }
 
-  async listEndpoints(): Promise<WebhookEndpoint[]> {
+  async listEndpoints(): Promise<Storage.WebhookEndpoint[]> {
     return this.endpoints.all().map(endpointFromRow);
   }
 
@@ -85,7 +78,7 @@ export class SqliteWebhookRepository implements WebhookRepository {
     return this.groupCommit.webhook({ kind: "sync-configured", urls: [...urls], secret });
   }
 
-  async listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]> {
+  async listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<Storage.DeliveryInfo[]> {
     return this.db.prepare<[number], DeliveryRow>(deliveriesSql(failedOnly, "?")).all(limit).map(deliveryFromRow);
   }
 

@@ -1,7 +1,15 @@
-import { isWebhookEventType, webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import { webhookEventBody, type WebhookEventType } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
 import type { AttemptResult, Claim, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
-import { endpointFromRow, eventsToColumn, GONE_REASON, newEventId, type EndpointRow } from "../webhook-rows.js";
+import {
+  dueDeliveryFromRow,
+  endpointFromRow,
+  eventsToColumn,
+  GONE_REASON,
+  newEventId,
+  type ClaimedRow,
+  type EndpointRow,
+} from "../webhook-rows.js";
 
 /** A webhook write, run on the writer thread like every other write (SQLite has one writer). */
 export type WebhookWrite =
@@ -14,21 +22,12 @@ export type WebhookWrite =
   | { kind: "sync-configured"; urls: string[]; secret: string }
   | { kind: "redeliver"; delivery: number };
 
-interface ClaimedRow {
+/** What the claim's UPDATE returns; its event and endpoint come with a second read. */
+interface LeasedRow {
   id: number;
   event: number;
   endpoint: number;
   attempts: number;
-}
-
-interface ClaimDetails {
-  event_id: string;
-  type: string;
-  body: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_until: number | null;
 }
 
 /**
@@ -41,10 +40,21 @@ export class WebhookWrites {
   private readonly insertEvent: Statement<[string, string, string, number]>;
   private readonly insertDelivery: Statement<[number | bigint, number, number]>;
   private readonly claimDue: Statement<
-    { now: number; busy: string; perEndpoint: number; limit: number; leaseUntil: number; owner: string },
-    ClaimedRow
+    {
+      now: number;
+      busy: string;
+      holding: string;
+      perEndpoint: number;
+      limit: number;
+      leaseUntil: number;
+      owner: string;
+    },
+    LeasedRow
   >;
-  private readonly claimDetails: Statement<[number, number, number], ClaimDetails>;
+  private readonly claimDetails: Statement<
+    [number, number, number],
+    Pick<ClaimedRow, "event_id" | "type" | "body" | "url" | "secret" | "previous_secret">
+  >;
   /** The endpoints subscribed to each event type, read once per batch. */
   private subscribers: Map<string, number[]> | undefined;
 
@@ -63,13 +73,14 @@ export class WebhookWrites {
         FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint AND p.disabled_at IS NULL
         WHERE d.state = 'pending' AND d.next_attempt_at <= :now
           AND (d.lease_until IS NULL OR d.lease_until <= :now)
+          AND d.id NOT IN (SELECT value FROM json_each(:holding))
       )
       UPDATE webhook_deliveries SET lease_until = :leaseUntil, lease_owner = :owner, attempts = attempts + 1
       WHERE id IN (SELECT id FROM ranked WHERE rank <= :perEndpoint ORDER BY next_attempt_at, id LIMIT :limit)
       RETURNING id, event, endpoint, attempts`);
     this.claimDetails = db.prepare(`
       SELECT e.event_id, e.type, e.body, p.url, p.secret,
-             CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret, p.previous_until
+             CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret
       FROM webhook_events e, webhook_endpoints p WHERE e.id = ? AND p.id = ?`);
   }
 
@@ -143,25 +154,13 @@ export class WebhookWrites {
       now,
       // {"e<endpoint>": <in flight>}: what each endpoint already has in flight counts against its share.
       busy: JSON.stringify(Object.fromEntries(claim.busy.map(([endpoint, inFlight]) => [`e${endpoint}`, inFlight]))),
+      holding: JSON.stringify(claim.holding),
       perEndpoint: claim.perEndpoint,
       limit: claim.limit,
       leaseUntil: now + claim.leaseMs,
       owner: claim.owner,
     });
-    return rows.map((row): DueDelivery => {
-      const details = this.claimDetails.get(now, row.event, row.endpoint)!;
-      if (!isWebhookEventType(details.type)) throw new Error(`unknown event type ${details.type}`);
-      return {
-        delivery: row.id,
-        eventId: details.event_id,
-        type: details.type,
-        body: details.body,
-        attempt: row.attempts,
-        endpoint: row.endpoint,
-        url: details.url,
-        secrets: details.previous_secret === null ? [details.secret] : [details.secret, details.previous_secret],
-      };
-    });
+    return rows.map((row) => dueDeliveryFromRow({ ...row, ...this.claimDetails.get(now, row.event, row.endpoint)! }));
   }
 
   private settle(delivery: number, owner: string, result: AttemptResult, now: number): void {
