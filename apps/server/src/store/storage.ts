@@ -142,8 +142,11 @@ export interface WebhookRepository {
   settle(delivery: number, owner: string, result: AttemptResult): Promise<void>;
   /** Seconds since the oldest pending delivery's event happened, or 0 when none is pending. */
   oldestPendingAgeSeconds(): Promise<number>;
-  /** Deletes events (and their deliveries) whose every delivery ended delivered before `before` (epoch ms). */
-  prune(before: number): Promise<number>;
+  /**
+   * Deletes up to `limit` of the events older than `before` (epoch ms) whose every delivery was
+   * delivered, with their deliveries; returns how many (fewer than `limit`: nothing is left to prune).
+   */
+  prune(before: number, limit: number): Promise<number>;
 
   addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<WebhookEndpoint>;
   listEndpoints(): Promise<WebhookEndpoint[]>;

@@ -1,6 +1,12 @@
 import type { NewPlant } from "@plantstore/contract";
 import { afterEach, describe, expect, it } from "vitest";
-import { StorageUnavailableError, type CreateDecision, type DeleteDecision, type Storage } from "../store/storage.js";
+import {
+  StorageUnavailableError,
+  type Claim,
+  type CreateDecision,
+  type DeleteDecision,
+  type Storage,
+} from "../store/storage.js";
 
 /**
  * One empty store for one test. `open()` may be called several times: every call opens the same
@@ -293,6 +299,67 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
       it("answers ping() while open", async () => {
         const storage = await open();
         expect(await storage.ping()).toBe(true);
+      });
+    });
+
+    describe("webhooks", () => {
+      const secret = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+      const claim = (storage: Storage, owner: string, extra: Partial<Claim> = {}) =>
+        storage.webhooks.claimDue({
+          owner,
+          limit: 50,
+          perEndpoint: 4,
+          leaseMs: 60_000,
+          busy: [],
+          holding: [],
+          ...extra,
+        });
+
+      it("writes an event and its deliveries with a change, only for subscribed endpoints", async () => {
+        const storage = await open();
+        const created = await storage.webhooks.addEndpoint("http://127.0.0.1:9/created", ["plant.created"], secret);
+        await storage.webhooks.addEndpoint("http://127.0.0.1:9/deleted", ["plant.deleted"], secret);
+        await storage.plants.create({ id: 2n ** 53n + 1n, name: "Fern" });
+        await storage.plants.create({ id: 2n ** 53n + 1n, name: "Fern" }); // a replay: no event
+        const due = await claim(storage, "a");
+        expect(due).toHaveLength(1);
+        expect(due[0]).toMatchObject({ endpoint: created.id, type: "plant.created", attempt: 1, secrets: [secret] });
+        expect(due[0]!.body).toContain('"id":9007199254740993,');
+      });
+
+      it("leases a delivery to one owner until it is settled, and never hands out more than an endpoint's share", async () => {
+        const storage = await open();
+        await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
+        for (let id = 1n; id <= 6n; id++) await storage.plants.create({ id, name: "p" });
+        const first = await claim(storage, "a", { busy: [] });
+        expect(first).toHaveLength(4); // the endpoint's share
+        expect(await claim(storage, "b", { busy: [] })).toHaveLength(2); // the rest, not a's leased ones
+        expect(await claim(storage, "b")).toEqual([]);
+        await storage.webhooks.settle(first[0]!.delivery, "b", { kind: "delivered", status: 200 }); // not b's lease
+        await storage.webhooks.settle(first[0]!.delivery, "a", { kind: "retry", delayMs: 0, status: 500 });
+        const again = await claim(storage, "c");
+        expect(again.map((delivery) => [delivery.delivery, delivery.attempt])).toEqual([[first[0]!.delivery, 2]]);
+        // An instance's own in-flight attempts count against the share, and are never claimed twice.
+        await storage.webhooks.settle(again[0]!.delivery, "c", { kind: "retry", delayMs: 0 });
+        expect(await claim(storage, "c", { busy: [[again[0]!.endpoint, 4]] })).toEqual([]);
+        expect(await claim(storage, "c", { holding: [again[0]!.delivery] })).toEqual([]);
+      });
+
+      it("prunes, in bounded steps, only events whose every delivery was delivered", async () => {
+        const storage = await open();
+        await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
+        for (let id = 1n; id <= 5n; id++) await storage.plants.create({ id, name: "p" });
+        const due = await claim(storage, "a");
+        for (const delivery of due.slice(0, 3)) {
+          await storage.webhooks.settle(delivery.delivery, "a", { kind: "delivered", status: 204 });
+        }
+        const later = Date.now() + 60_000;
+        expect(await storage.webhooks.prune(later, 2)).toBe(2);
+        expect(await storage.webhooks.prune(later, 2)).toBe(1);
+        expect(await storage.webhooks.prune(later, 2)).toBe(0);
+        expect(await storage.webhooks.prune(Date.now() - 60_000, 10)).toBe(0);
+        const left = await storage.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
+        expect(left.map((delivery) => delivery.state)).toEqual(["pending", "pending"]);
       });
     });
 

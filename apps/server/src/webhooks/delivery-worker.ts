@@ -26,7 +26,9 @@ const POLL_MS = 1_000;
  * commit on a loaded disk). Only a dead instance's leases ever run out; another then takes over.
  */
 const LEASE_MARGIN_MS = 30_000;
-const PRUNE_EVERY_MS = 3_600_000;
+/** Delivered events are pruned in bounded steps, so that a large backlog never holds the writer long. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 10_000;
 
 /** Where a delivery went, for logs: never the query string or credentials of a URL (they may hold secrets). */
 function shownUrl(url: string): string {
@@ -220,7 +222,11 @@ export class DeliveryWorker {
   private async pruneNowAndThen(): Promise<void> {
     if (Date.now() - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = Date.now();
-    const pruned = await this.repository.prune(Date.now() - this.settings.retentionMs);
+    let pruned = 0;
+    for (let step = PRUNE_BATCH; step === PRUNE_BATCH && this.running;) {
+      step = await this.repository.prune(Date.now() - this.settings.retentionMs, PRUNE_BATCH);
+      pruned += step;
+    }
     if (pruned > 0) this.logger.info({ pruned }, "pruned delivered webhook events");
   }
 

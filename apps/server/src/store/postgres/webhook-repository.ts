@@ -140,13 +140,20 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
     });
   }
 
-  prune(before: number): Promise<number> {
+  prune(before: number, limit: number): Promise<number> {
     return this.db.run("prune webhook events", (pool) =>
       inTransaction(pool, async (client) => {
-        const done = `SELECT e.id FROM webhook_events e WHERE e.created_at < $1
-          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')`;
-        await client.query(`DELETE FROM webhook_deliveries WHERE event IN (${done})`, [before]);
-        return (await client.query(`DELETE FROM webhook_events WHERE id IN (${done})`, [before])).rowCount ?? 0;
+        // Events old enough whose every delivery was delivered (or that have none left), oldest first.
+        const done = await client.query<{ id: bigint }>(
+          `SELECT e.id FROM webhook_events e WHERE e.created_at < $1
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
+           ORDER BY e.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+          [before, limit],
+        );
+        const ids = done.rows.map((row) => row.id.toString());
+        await client.query("DELETE FROM webhook_deliveries WHERE event = ANY($1::bigint[])", [ids]);
+        await client.query("DELETE FROM webhook_events WHERE id = ANY($1::bigint[])", [ids]);
+        return ids.length;
       }),
     );
   }

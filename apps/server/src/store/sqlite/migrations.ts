@@ -78,6 +78,7 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
       CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event);
       CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint, state);
+      CREATE INDEX webhook_events_created ON webhook_events (created_at);
     `,
   },
 ];

@@ -54,8 +54,8 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     return created == null ? 0 : Math.max(0, (Date.now() - created) / 1000);
   }
 
-  prune(before: number): Promise<number> {
-    return this.groupCommit.webhook({ kind: "prune", before });
+  prune(before: number, limit: number): Promise<number> {
+    return this.groupCommit.webhook({ kind: "prune", before, limit });
   }
 
   addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<Storage.WebhookEndpoint> {

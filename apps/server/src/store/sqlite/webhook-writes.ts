@@ -15,7 +15,7 @@ import {
 export type WebhookWrite =
   | { kind: "claim"; claim: Claim }
   | { kind: "settle"; delivery: number; owner: string; result: AttemptResult }
-  | { kind: "prune"; before: number }
+  | { kind: "prune"; before: number; limit: number }
   | { kind: "add-endpoint"; url: string; events: WebhookEventType[]; secret: string }
   | { kind: "remove-endpoint"; endpoint: number }
   | { kind: "rotate-secret"; endpoint: number; secret: string; overlapUntil: number }
@@ -112,7 +112,7 @@ export class WebhookWrites {
       case "settle":
         return this.settle(write.delivery, write.owner, write.result, now);
       case "prune":
-        return this.prune(write.before);
+        return this.prune(write.before, write.limit);
       case "add-endpoint":
         return this.addEndpoint(write.url, write.events, write.secret, "admin", now);
       case "remove-endpoint":
@@ -208,12 +208,20 @@ export class WebhookWrites {
     }
   }
 
-  private prune(before: number): number {
-    // Events old enough whose every delivery was delivered (or that have none left).
-    const done = `SELECT e.id FROM webhook_events e WHERE e.created_at < ?
-      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')`;
-    this.db.prepare(`DELETE FROM webhook_deliveries WHERE event IN (${done})`).run(before);
-    return this.db.prepare(`DELETE FROM webhook_events WHERE id IN (${done})`).run(before).changes;
+  private prune(before: number, limit: number): number {
+    // Events old enough whose every delivery was delivered (or that have none left), oldest first.
+    const events = this.db
+      .prepare<[number, number], { id: number }>(
+        `SELECT e.id FROM webhook_events e WHERE e.created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
+         ORDER BY e.created_at LIMIT ?`,
+      )
+      .all(before, limit)
+      .map((row) => row.id);
+    const ids = JSON.stringify(events);
+    this.db.prepare("DELETE FROM webhook_deliveries WHERE event IN (SELECT value FROM json_each(?))").run(ids);
+    this.db.prepare("DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))").run(ids);
+    return events.length;
   }
 
   private addEndpoint(
