@@ -2,7 +2,7 @@ import type { Scope } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { TokenRepository } from "../store/storage.js";
 import { parseTokenEntry } from "./scopes.js";
-import { hashToken } from "./token-hash.js";
+import { tokenKey } from "./token-hash.js";
 
 /** How long a token added or revoked in the database may take to be seen by a running server. */
 const REFRESH_INTERVAL_MS = 1_000;
@@ -44,7 +44,7 @@ export class TokenVerifier {
     this.configured = new Map(
       configuredTokens.map((entry) => {
         const { token, scopes } = parseTokenEntry(entry);
-        const key = hashToken(token).toString("base64");
+        const key = tokenKey(token);
         return [key, credential(key, scopes)];
       }),
     );
@@ -62,7 +62,7 @@ export class TokenVerifier {
 
   /** The token's credential, or undefined. Synchronous on a hit; a miss may re-read the table once. */
   verify(token: string): Credential | undefined | Promise<Credential | undefined> {
-    const key = hashToken(token).toString("base64");
+    const key = tokenKey(token);
     const found = this.lookup(key);
     if (found !== undefined || Date.now() - this.lastRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return found;
     return this.refresh().then(() => this.lookup(key));
