@@ -193,6 +193,8 @@ export class ThreadBatchWriter implements BatchWriter {
     // thread always runs the current source.
     const worker = new Worker(new URL("./writer-thread.js", import.meta.url.replace("/src/", "/dist/")), {
       workerData: { path: this.path },
+      // The thread only moves batches to SQLite: a small heap is plenty, and every MiB is RSS.
+      resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
     });
     worker.on("message", (reply: WriterReply) => {
       const waiting = this.waiting;
