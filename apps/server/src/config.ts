@@ -1,7 +1,7 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
+import { webhookSecretKey } from "@plantstore/contract";
 import { parseTokenEntry } from "./tokens/scopes.js";
 import { DEFAULT_RETRY_DELAYS_SECONDS } from "./webhooks/schedule.js";
-import { secretKey } from "./webhooks/signing.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -130,7 +130,7 @@ function webhookSecret(env: Env, urls: readonly string[]): string | undefined {
     return undefined;
   }
   try {
-    secretKey(raw);
+    webhookSecretKey(raw);
   } catch (error) {
     throw new ConfigError(`PLANTSTORE_WEBHOOK_SECRET ${(error as Error).message}`);
   }

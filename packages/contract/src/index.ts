@@ -37,5 +37,6 @@ export {
   webhookEventBody,
   type WebhookEventType,
 } from "./webhooks.js";
+export { WEBHOOK_SECRET_PREFIX, webhookSecretKey, webhookSignature } from "./webhook-signature.js";
 export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
 export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { generateSecret, secretKey, signatureHeader } from "./signing.js";
+import { webhookSecretKey } from "@plantstore/contract";
+import { generateSecret, signatureHeader } from "./signing.js";
 
 describe("Standard Webhooks signatures", () => {
   it("are verified by the standardwebhooks reference library, with one secret and with two", () => {
@@ -34,6 +35,6 @@ describe("Standard Webhooks signatures", () => {
     ["too long", `whsec_${Buffer.alloc(65).toString("base64")}`],
     ["not base64", "whsec_not*base64*at*all*here*xx"],
   ])("refuses a secret with %s", (_case, secret) => {
-    expect(() => secretKey(secret)).toThrow(RangeError);
+    expect(() => webhookSecretKey(secret)).toThrow(RangeError);
   });
 });
