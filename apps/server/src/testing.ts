@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Config } from "./config.js";
 import { startServer, type RunningServer } from "./server.js";
 
 export interface DisposableServer {
@@ -16,13 +17,19 @@ export interface DisposableServer {
  * The real server on an ephemeral port with a fresh SQLite file, for the tests of sibling
  * packages (`@plantstore/server/testing`): each gets the real thing, started the same way.
  */
-export async function startDisposableServer(options: { tokens: string[]; prefix?: string }): Promise<DisposableServer> {
+export async function startDisposableServer(options: {
+  tokens: string[];
+  prefix?: string;
+  /** Any other setting, e.g. webhook endpoints (`webhookUrls`, `webhookSecret`) or rate limits. */
+  config?: Partial<Config>;
+}): Promise<DisposableServer> {
   const directory = mkdtempSync(join(tmpdir(), options.prefix ?? "plantstore-"));
   const server = await startServer({
     port: 0,
     databaseUrl: `sqlite:${join(directory, "plants.db")}`,
     tokens: options.tokens,
     logLevel: "silent",
+    ...options.config,
   });
   return {
     url: server.url,

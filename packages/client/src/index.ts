@@ -19,6 +19,15 @@ export {
   type PlantStoreErrorInit,
   type PlantStoreErrorKind,
 } from "./plant-store-error.js";
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  verifyWebhook,
+  WebhookVerificationError,
+  type ReceivedWebhookEvent,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+} from "./webhook-receiver.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
 export {
   LIST_LIMIT_DEFAULT,
