@@ -8,6 +8,7 @@ import { getCommand } from "./commands/get.js";
 import { importCommand, type ImportCommandOptions } from "./commands/import.js";
 import { LIST_DEFAULT_LIMIT, listCommand, type ListCommandOptions } from "./commands/list.js";
 import type { GlobalOptions } from "./connection.js";
+import { webhooksListenCommand, type WebhooksListenOptions } from "./commands/webhooks-listen.js";
 import { UsageError } from "./usage-error.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -156,6 +157,37 @@ export async function runCli(argv: string[]): Promise<number> {
         options,
         command.optsWithGlobals<GlobalOptions & ExportCommandOptions>(),
       );
+    });
+
+  const webhooks = program.command("webhooks").description("Work with the webhook events Plant Store sends");
+  webhooks
+    .command("listen")
+    .description(
+      "Receive webhook deliveries on this machine: verify each with the endpoint's secret and print its event, one a line: type, webhook-id, id, name and tag separated by tabs (--json: a JSON object, the id exact)",
+    )
+    .addOption(
+      new Option("--port <port>", "the port to listen on (0: any free port)")
+        .argParser(integerBetween(0, 65_535))
+        .makeOptionMandatory(),
+    )
+    .addOption(new Option("--host <host>", "the address to listen on").default("127.0.0.1"))
+    .addOption(
+      new Option(
+        "--secret <whsec_…>",
+        "the endpoint's secret (prefer the variable: arguments show in process lists)",
+      ).env("PLANTSTORE_WEBHOOK_SECRET"),
+    )
+    .addOption(
+      new Option("--tolerance <seconds>", "how far a delivery's timestamp may be from now")
+        .argParser(integerBetween(1, 86_400))
+        .default(300),
+    )
+    .addHelpText(
+      "after",
+      "\nVerified deliveries are answered 204 (retries of an event already printed are not printed again); refused ones 400, with the reason on standard error, so that the server retries them.\nExit status: 0 when stopped with Ctrl-C or SIGTERM, 2 for bad usage (a malformed secret, a port in use).",
+    )
+    .action(async (options: WebhooksListenOptions, command: Command) => {
+      exitCode = await webhooksListenCommand(options, command.optsWithGlobals<GlobalOptions>().json ?? false);
     });
 
   try {
