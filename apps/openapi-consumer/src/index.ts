@@ -6,3 +6,4 @@ export {
   type NewPlant,
   type Plant,
 } from "./create-plant.js";
+export { deletePlant, getPlant, listAllPlants, type Result, type StoredPlant } from "./plants.js";

@@ -1,6 +1,5 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { generateOpenApiDocument, serializeOpenApiDocument } from "@plantstore/contract";
 import { defaultConfig, type Config } from "./config.js";
 import { createPipeline } from "./http/pipeline.js";
 import { RateLimiter } from "./http/rate-limit.js";
@@ -91,7 +90,6 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       metrics,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.bodyTimeoutMs,
-      openApiJson: serializeOpenApiDocument(generateOpenApiDocument()),
       isShuttingDown: () => shuttingDown,
     });
     const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);

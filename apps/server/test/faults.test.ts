@@ -51,7 +51,6 @@ async function serve(faults: Faults): Promise<string> {
     metrics: new Metrics(),
     bodyLimitBytes: 16_384,
     bodyTimeoutMs: 5_000,
-    openApiJson: "{}",
     isShuttingDown: () => false,
   });
   const server = createServer(pipeline.serverOptions, pipeline.handleRequest);

@@ -83,11 +83,18 @@ describe("probes and the document", () => {
     expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: "ready", storage: "sqlite" });
   });
 
-  it("GET /openapi.json serves the committed document", async () => {
-    const committed = readFileSync(new URL("../../../packages/contract/openapi.json", import.meta.url), "utf8");
-    const response = await fetch(`${server.url}/openapi.json`);
+  it.each([
+    ["/openapi.json", "openapi.json", "3.1.0"],
+    ["/openapi-3.0.json", "openapi-3.0.json", "3.0.2"],
+  ])("GET %s serves the committed %s byte for byte (OpenAPI %s), with no token", async (path, file, version) => {
+    const committed = readFileSync(new URL(`../../../packages/contract/${file}`, import.meta.url), "utf8");
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-    expect(await response.text()).toBe(committed);
+    const text = await response.text();
+    expect(text).toBe(committed);
+    expect(text).toContain(`"openapi": "${version}"`);
+    expect(text).toContain('"maximum": 9223372036854775807');
   });
 });
 

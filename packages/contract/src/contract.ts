@@ -1,7 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { ErrorBody } from "./error.js";
-import { ListPlantsQuery, NewPlant, Plant, PlantIdPath, StoredPlant } from "./plant.js";
+import { LIST_LIMIT_MAX, ListPlantsQuery, NewPlant, Plant, PlantIdPath, StoredPlant } from "./plant.js";
 import type { OperationMetadata } from "./scopes.js";
 
 const c = initContract();
@@ -10,13 +10,16 @@ const byId = z.object({ id: PlantIdPath });
 
 /**
  * Failures every operation can answer: each needs a bearer token (401) with its scope (403) and is
- * rate-limited per token when the server is configured so (429).
+ * rate-limited per token when the server is configured so (429); Node's HTTP parser refuses a
+ * malformed request (400), one whose headers are too large (431) or arrive too slowly (408).
  */
 const failures = {
   400: ErrorBody,
   401: ErrorBody,
   403: ErrorBody,
+  408: ErrorBody,
   429: ErrorBody,
+  431: ErrorBody,
   500: ErrorBody,
   503: ErrorBody,
 } as const;
@@ -39,7 +42,7 @@ export const plantStoreContract = c.router(
       description:
         "Creates a new plant in the store. The id is chosen by the client. Sending the same id again with the same name and tag is an idempotent replay (200, same body); with a different name or tag it is a 409 conflict and the stored plant is unchanged. The 200 answer is sent only once the plant is durably stored.",
       body: NewPlant,
-      responses: { 200: Plant, ...failures, 408: ErrorBody, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+      responses: { 200: Plant, ...failures, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
     },
     getPlant: {
       metadata: needs("plants:read"),
@@ -58,7 +61,7 @@ export const plantStoreContract = c.router(
       description:
         'Answers a page of stored plants as a JSON array, in ascending id order (signed 64-bit: -2^63 first). Pages are keyset-paginated: `after` is the last id of the previous page, so pages stay stable while plants are created and deleted and a deep page is as fast as the first. When more plants follow, the `Link` header has the relative URL of the next page (rel="next"); following it from the first page visits every plant exactly once.',
       query: ListPlantsQuery,
-      responses: { 200: z.array(StoredPlant), ...failures },
+      responses: { 200: z.array(StoredPlant).max(LIST_LIMIT_MAX), ...failures },
     },
     deletePlant: {
       metadata: needs("plants:write"),

@@ -66,6 +66,9 @@ export const errorCatalogue: ReadonlyArray<{ code: ErrorCodeValue; name: ErrorCo
   status: statusOfErrorCode(code),
 }));
 
+/** The longest `message` an Error carries (the server shortens longer ones). */
+export const ERROR_MESSAGE_MAX_LENGTH = 1024;
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -76,8 +79,9 @@ export const ErrorBody = extendApi(
       description: "Numeric error value: a stable code from the error catalogue.",
       example: ErrorCode.VALIDATION_FAILED,
     }),
-    message: extendApi(z.string(), {
-      description: "Human-readable error message; it names the offending field where there is one.",
+    message: extendApi(z.string().max(ERROR_MESSAGE_MAX_LENGTH), {
+      pattern: "^[^\\u0000-\\u001F\\u007F]*$",
+      description: `Human-readable error message, one line of at most ${ERROR_MESSAGE_MAX_LENGTH} characters; it names the offending field where there is one.`,
       example: "name: must be at most 256 characters",
     }),
   }),

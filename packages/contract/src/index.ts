@@ -2,6 +2,7 @@ export { plantStoreContract, type PlantStoreContract } from "./contract.js";
 export {
   ErrorBody,
   ErrorCode,
+  ERROR_MESSAGE_MAX_LENGTH,
   errorCatalogue,
   statusOfErrorCode,
   type ErrorCodeName,
@@ -38,5 +39,4 @@ export {
   type WebhookEventType,
 } from "./webhooks.js";
 export { WEBHOOK_SECRET_PREFIX, webhookSecretKey, webhookSignature } from "./webhook-signature.js";
-export { API_VERSION, generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
 export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

@@ -1,172 +1,228 @@
 import SwaggerParser from "@apidevtools/swagger-parser";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { OpenAPIObject, OperationObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts";
 import { describe, expect, it } from "vitest";
 import { plantStoreContract } from "./contract.js";
 import { ErrorBody, ErrorCode } from "./error.js";
-import { generateOpenApiDocument, serializeOpenApiDocument } from "./openapi.js";
-import { NewPlant, Plant } from "./plant.js";
+import { parseExactJson } from "./exact-json.js";
+import { generateOpenApi30Document, generateOpenApi31Document, serializeOpenApiDocument } from "./openapi.js";
+import { NewPlant, Plant, StoredPlant } from "./plant.js";
+import { PlantCreatedEvent, PlantDeletedEvent } from "./webhooks.js";
 
-// Every check reads the committed file: it is what external consumers get.
-const committedPath = fileURLToPath(new URL("../openapi.json", import.meta.url));
-const committedText = readFileSync(committedPath, "utf8");
-const committed = JSON.parse(committedText) as OpenAPIObject;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const REGENERATE = "`pnpm openapi` at the repository root (it builds the contract, then rewrites the file)";
-const CONTRACT_STATUSES = ["200", "400", "401", "403", "408", "409", "413", "415", "429", "500", "503"];
+const packageDirectory = fileURLToPath(new URL("..", import.meta.url));
+const REGENERATE = "`pnpm openapi` at the repository root (it builds the contract, then rewrites the files)";
 
-function schemaNamed(name: string): SchemaObject {
-  const schema = committed.components?.schemas?.[name];
-  if (schema === undefined || "$ref" in schema) throw new Error(`components.schemas.${name} is missing or a $ref`);
-  return schema;
+// Every check reads the committed files: they are what external consumers get.
+const documents = [
+  { file: "openapi.json", version: "3.1.0", generate: generateOpenApi31Document, webhooksKey: "webhooks" },
+  { file: "openapi-3.0.json", version: "3.0.2", generate: generateOpenApi30Document, webhooksKey: "x-webhooks" },
+].map((entry) => {
+  const text = readFileSync(new URL(`../${entry.file}`, import.meta.url), "utf8");
+  // Read losslessly: the int64 bounds must keep every digit.
+  return { ...entry, text, document: parseExactJson(text) as Json };
+});
+const [v31, v30] = documents as [(typeof documents)[number], (typeof documents)[number]];
+
+const operations = (document: Json) =>
+  Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })),
+  );
+
+/** Every Schema Object in a document part, with where it is. */
+function* schemasIn(value: unknown, where = "#", inSchema = false): Generator<[string, Json]> {
+  if (value === null || typeof value !== "object") return;
+  if (inSchema && !Array.isArray(value) && "type" in value) yield [where, value as Json];
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "example" || key === "examples") continue;
+    yield* schemasIn(item, `${where}/${key}`, inSchema || key === "schema" || key === "schemas");
+  }
 }
 
-function propertyOf(schema: SchemaObject, name: string): SchemaObject {
-  const property = schema.properties?.[name];
-  if (property === undefined || "$ref" in property) throw new Error(`property ${name} is missing or a $ref`);
-  return property;
-}
-
-function createPlantOperation(): OperationObject {
-  const operation = committed.paths["/plants"]?.post as OperationObject | undefined;
-  if (operation === undefined) throw new Error("POST /plants is missing");
-  return operation;
-}
-
-function jsonSchemaOfResponse(status: string): SchemaObject | ReferenceObject | undefined {
-  const response = createPlantOperation().responses[status] as ResponseObject | undefined;
-  return response?.content?.["application/json"]?.schema;
-}
-
-describe("the committed openapi.json", () => {
+describe.each(documents)("the committed $file", ({ file, version, text, document, generate, webhooksKey }) => {
   it("is exactly what the contract generates", () => {
-    const generated = serializeOpenApiDocument(generateOpenApiDocument());
-    expect(committedText, `packages/contract/openapi.json is out of date; regenerate it with: ${REGENERATE}`).toBe(
-      generated,
+    expect(text, `packages/contract/${file} is out of date; regenerate it with: ${REGENERATE}`).toBe(
+      serializeOpenApiDocument(generate()),
     );
   });
 
-  it("passes swagger-parser's validation (OpenAPI 3.0 schema and spec rules)", async () => {
-    await expect(SwaggerParser.validate(committedPath)).resolves.toMatchObject({ info: { title: "Plant Store" } });
+  it(`is a valid OpenAPI ${version} document (@seriousme/openapi-schema-validator, the official JSON schemas)`, async () => {
+    const result = await new Validator().validate(JSON.parse(text) as Json);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(document.openapi).toBe(version);
   });
 
   it("is checked by a validator that does reject a broken document", async () => {
-    const broken = structuredClone(committed);
-    delete broken.components?.schemas?.["Error"];
-    const directory = mkdtempSync(join(tmpdir(), "plantstore-openapi-"));
-    try {
-      const brokenPath = join(directory, "openapi.json");
-      writeFileSync(brokenPath, JSON.stringify(broken));
-      await expect(SwaggerParser.validate(brokenPath)).rejects.toThrow(/#\/components\/schemas\/Error/);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
+    const broken = JSON.parse(text) as Json;
+    broken.paths["/plants"].post.responses = "none";
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
+
+  it("has info (title, version 1.0.0, MIT, contact), a relative server and global bearer security", () => {
+    expect(document.info).toMatchObject({ title: "Plant Store", version: "1.0.0", license: { name: "MIT" } });
+    expect(document.info.contact).toBeDefined();
+    expect(document.info.description).toMatch(/exact 64-bit integers|exact signed 64-bit integer/);
+    expect(document.info.description).toContain("must read them losslessly");
+    expect(document.servers).toEqual([expect.objectContaining({ url: "/" })]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it("writes the int64 bounds of every int64 schema digit for digit", () => {
+    const int64 = [...schemasIn(document)].filter(([, schema]) => schema.format === "int64");
+    expect(int64.length).toBeGreaterThanOrEqual(5);
+    for (const [where, schema] of int64) expect(schema, where).toMatchObject({ type: "integer" });
+    // Each int64 schema's bounds, as the file writes them (a double would print 9223372036854776000).
+    const count = (literal: RegExp) => text.match(literal)?.length ?? 0;
+    expect(count(/"minimum": -9223372036854775808\b/g)).toBe(int64.length);
+    expect(count(/"maximum": 9223372036854775807\b/g)).toBe(int64.length);
+    expect(text).not.toContain("922337203685477600");
+  });
+
+  it("gives every string a maxLength and every integer a format and bounds", () => {
+    for (const [where, schema] of schemasIn(document)) {
+      if (schema.type === "string" && schema.enum === undefined) expect(schema.maxLength, where).toBeTypeOf("number");
+      if (schema.type === "integer") {
+        expect(schema.format, where).toMatch(/^int(32|64)$/);
+        expect(schema.minimum, where).toBeDefined();
+        expect(schema.maximum, where).toBeDefined();
+      }
     }
   });
 
-  it("is OpenAPI 3.0, version 1.0.0, MIT licensed", () => {
-    expect(committed.openapi).toMatch(/^3\.0\.\d+$/);
-    expect(committed.info.title).toBe("Plant Store");
-    expect(committed.info.version).toBe("1.0.0");
-    expect(committed.info.license?.name).toBe("MIT");
-  });
-});
-
-describe("POST /plants in the document", () => {
-  it("has an operationId and a required NewPlant body", () => {
-    const operation = createPlantOperation();
-    expect(operation.operationId).toBe("createPlant");
-    const body = operation.requestBody as { required?: boolean; content: Record<string, { schema?: unknown }> };
-    expect(body.required).toBe(true);
-    expect(body.content["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/NewPlant" });
+  it("has every operation of the contract, each with an operationId, a summary and a defined tag", () => {
+    const documented = operations(document);
+    expect(documented.map(({ operation }) => operation.operationId).sort()).toEqual(
+      Object.keys(plantStoreContract).sort(),
+    );
+    const tags = (document.tags as Json[]).map((tag) => tag.name);
+    for (const { operation } of documented) {
+      expect(operation.summary).toBeTruthy();
+      for (const tag of operation.tags) expect(tags).toContain(tag);
+    }
   });
 
-  it("is secured by the bearerAuth scheme (HTTP bearer)", () => {
-    expect(committed.components?.securitySchemes?.["bearerAuth"]).toMatchObject({ type: "http", scheme: "bearer" });
-    expect(createPlantOperation().security).toEqual([{ bearerAuth: [] }]);
+  it("documents every status the server can answer, each with its headers, an example and its codes", () => {
+    for (const { operation } of operations(document)) {
+      const route = plantStoreContract[operation.operationId as keyof typeof plantStoreContract];
+      const statuses = Object.keys(route.responses).sort();
+      expect(Object.keys(operation.responses).sort()).toEqual(statuses);
+      for (const status of ["400", "401", "403", "408", "429", "431", "500", "503"]) expect(statuses).toContain(status);
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        const where = `${operation.operationId} ${status}`;
+        expect(response.headers["X-Request-Id"], where).toBeDefined();
+        if (status === "429" || status === "503") expect(response.headers["Retry-After"], where).toBeDefined();
+        if (status === "401" || status === "403") expect(response.headers["WWW-Authenticate"], where).toBeDefined();
+        if (status === "204") continue;
+        const media = response.content["application/json"];
+        expect(media.example, where).toBeDefined();
+        if (status.startsWith("2")) continue;
+        expect(media.schema).toEqual({ $ref: "#/components/schemas/Error" });
+        expect(ErrorBody.parse(media.example).error.toString().slice(0, 3), where).toBe(status);
+        expect(response.description, where).toContain(String(media.example.error));
+      }
+    }
   });
 
-  it("documents every status of the contract, and only those", () => {
-    expect(Object.keys(createPlantOperation().responses).sort()).toEqual(CONTRACT_STATUSES);
-    expect(Object.keys(plantStoreContract.createPlant.responses).sort()).toEqual(CONTRACT_STATUSES);
+  it("documents the headers of answers: Plant-Store-Outcome on creates, Link on pages", () => {
+    expect(document.paths["/plants"].post.responses["200"].headers["Plant-Store-Outcome"].schema.enum).toEqual([
+      "created",
+      "replayed",
+    ]);
+    expect(document.paths["/plants"].get.responses["200"].headers.Link).toBeDefined();
+    expect(document.paths["/plants"].get.responses["200"].headers.RateLimit).toBeDefined();
   });
 
-  it.each(CONTRACT_STATUSES.filter((status) => status !== "200"))("answers %s with the Error schema", (status) => {
-    expect(jsonSchemaOfResponse(status)).toEqual({ $ref: "#/components/schemas/Error" });
-    expect((createPlantOperation().responses[status] as ResponseObject).description).not.toBe(status);
-  });
-
-  it("answers 200 with the Plant schema", () => {
-    expect(jsonSchemaOfResponse("200")).toEqual({ $ref: "#/components/schemas/Plant" });
-  });
-});
-
-describe("the schemas in the document", () => {
-  it("NewPlant: id is a required int64 integer, unknown fields are refused, limits and pattern are stated", () => {
-    const newPlant = schemaNamed("NewPlant");
-    expect(newPlant.type).toBe("object");
-    expect(newPlant.required).toEqual(["id", "name"]);
-    expect(newPlant.additionalProperties).toBe(false);
-    expect(propertyOf(newPlant, "id")).toMatchObject({ type: "integer", format: "int64" });
-    expect(propertyOf(newPlant, "id").nullable).toBeUndefined();
-    expect(propertyOf(newPlant, "name")).toMatchObject({ type: "string", minLength: 1, maxLength: 256 });
-    expect(propertyOf(newPlant, "tag")).toMatchObject({ type: "string", minLength: 1, maxLength: 64 });
-    expect(propertyOf(newPlant, "name").pattern).toBeDefined();
-    expect(propertyOf(newPlant, "tag").pattern).toBeDefined();
-  });
-
-  it("the name pattern refuses control characters and allows ordinary text", () => {
-    const pattern = new RegExp(propertyOf(schemaNamed("NewPlant"), "name").pattern ?? "");
-    expect(pattern.test("Monstera deliciosa 🌿")).toBe(true);
-    expect(pattern.test("Fe\nrn")).toBe(false);
-    expect(pattern.test("Fe\u009Frn")).toBe(false);
-  });
-
-  it("Plant has name and tag, and no id", () => {
-    const plant = schemaNamed("Plant");
-    expect(Object.keys(plant.properties ?? {})).toEqual(["name", "tag"]);
-    expect(plant.required).toEqual(["name"]);
-  });
-
-  it("Error has a required int32 `error` and a required string `message`", () => {
-    const error = schemaNamed("Error");
-    expect(error.required).toEqual(["error", "message"]);
-    expect(propertyOf(error, "error")).toMatchObject({ type: "integer", format: "int32" });
-    expect(propertyOf(error, "message")).toMatchObject({ type: "string" });
+  it(`documents plant.created and plant.deleted under ${webhooksKey}, with their payloads and signature headers`, () => {
+    const events = document[webhooksKey] as Json;
+    expect(Object.keys(events).sort()).toEqual(["plant.created", "plant.deleted"]);
+    for (const [type, item] of Object.entries(events)) {
+      const post = item.post as Json;
+      const schemaName = post.requestBody.content["application/json"].schema.$ref.split("/").pop();
+      expect(document.components.schemas[schemaName].properties.type.enum ?? [type]).toEqual([type]);
+      expect(post.parameters.map((parameter: Json) => parameter.name)).toEqual([
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature",
+      ]);
+    }
   });
 
   it("carries examples that the contract itself accepts", () => {
-    const newPlant = schemaNamed("NewPlant");
-    expect(NewPlant.safeParse(newPlant.example).success).toBe(true);
-    expect(Plant.safeParse(schemaNamed("Plant").example).success).toBe(true);
-    const errorExample = {
-      error: propertyOf(schemaNamed("Error"), "error").example,
-      message: propertyOf(schemaNamed("Error"), "message").example,
-    };
-    expect(ErrorBody.safeParse(errorExample).success).toBe(true);
-    expect(Object.values(ErrorCode)).toContain(errorExample.error);
-    for (const field of ["id", "name", "tag"]) expect(propertyOf(newPlant, field).example).toBeDefined();
+    const schemas = document.components.schemas as Json;
+    const exampleOf = (schema: Json) => schema.example ?? schema.examples?.[0];
+    expect(NewPlant.safeParse(exampleOf(schemas.NewPlant)).success).toBe(true);
+    expect(Plant.safeParse(exampleOf(schemas.Plant)).success).toBe(true);
+    expect(StoredPlant.safeParse(exampleOf(schemas.StoredPlant)).success).toBe(true);
+    expect(PlantCreatedEvent.safeParse(exampleOf(schemas.PlantCreatedEvent)).success).toBe(true);
+    expect(PlantDeletedEvent.safeParse(exampleOf(schemas.PlantDeletedEvent)).success).toBe(true);
+  });
+
+  it("lists every ErrorCode once in the catalogue of its description, with its HTTP status", () => {
+    const rows = [...(document.info.description as string).matchAll(/^\| (\d+) \| (\d{3}) \| ([A-Z_]+) \|$/gm)];
+    expect(rows.map(([, code, status, name]) => ({ code: Number(code), status: Number(status), name }))).toEqual(
+      Object.entries(ErrorCode).map(([name, code]) => ({ code, status: Math.trunc(code / 100), name })),
+    );
   });
 });
 
-describe("the error catalogue in the document's description", () => {
-  function catalogueRows(): Array<{ code: number; status: number; name: string }> {
-    const rows = (committed.info.description ?? "").matchAll(/^\| (\d+) \| (\d{3}) \| ([A-Z_]+) \|$/gm);
-    return [...rows].map(([, code, status, name]) => ({
-      code: Number(code),
-      status: Number(status),
-      name: name ?? "",
-    }));
-  }
-
-  it("lists every ErrorCode once, with the HTTP status it is sent with", () => {
-    const expected = Object.entries(ErrorCode).map(([name, code]) => ({
-      code,
-      status: Number(String(code).slice(0, 3)),
-      name,
-    }));
-    expect(catalogueRows()).toEqual(expected);
+describe("OpenAPI 3.1 specifics", () => {
+  it("uses JSON Schema 2020-12: no nullable, examples arrays in schemas", () => {
+    expect(v31.text).not.toContain('"nullable"');
+    for (const [where, schema] of schemasIn(v31.document)) expect(schema.example, where).toBeUndefined();
+    expect(v31.document.jsonSchemaDialect).toBe("https://spec.openapis.org/oas/3.1/dialect/base");
   });
+
+  it("names each operation's scope in its security requirement (the 3.0 variant in the description)", () => {
+    const scopes = Object.fromEntries(
+      operations(v31.document).map(({ operation }) => [operation.operationId, operation.security]),
+    );
+    expect(scopes).toEqual({
+      createPlant: [{ bearerAuth: ["plants:write"] }],
+      getPlant: [{ bearerAuth: ["plants:read"] }],
+      listPlants: [{ bearerAuth: ["plants:read"] }],
+      deletePlant: [{ bearerAuth: ["plants:write"] }],
+    });
+    for (const { operation } of operations(v30.document)) {
+      expect(operation.security).toEqual([{ bearerAuth: [] }]);
+      expect(operation.description).toMatch(/Needs the scope `plants:(read|write)`/);
+    }
+  });
+
+  it("the 3.0 variant also passes swagger-parser", async () => {
+    await expect(SwaggerParser.validate(JSON.parse(v30.text) as never)).resolves.toMatchObject({
+      info: { title: "Plant Store" },
+    });
+  });
+});
+
+/** Runs a linter's CLI from this package's dev dependencies. */
+function lint(command: string, args: string[]) {
+  const run = spawnSync(`${packageDirectory}node_modules/.bin/${command}`, args, {
+    cwd: packageDirectory,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+  });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe("the linters, on both documents", () => {
+  it("Spectral (spectral:oas + OWASP API security, .spectral.yaml) reports nothing, not even a hint", () => {
+    const run = lint("spectral", ["lint", "openapi.json", "openapi-3.0.json", "--fail-severity", "hint", "-f", "text"]);
+    expect(run.output).toContain("No results with a severity of 'hint' or higher found!");
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it("Redocly (recommended ruleset, redocly.yaml) reports no error and no warning", () => {
+    const run = lint("redocly", ["lint", "openapi.json", "openapi-3.0.json", "--format", "stylish"]);
+    // What follows its banner (a notice about future Node.js versions) is the lint report.
+    const report = run.output.slice(run.output.indexOf("validating"));
+    expect(report).not.toMatch(/warning|error/i);
+    expect(run.output).toContain("Woohoo! Your API descriptions are valid.");
+    expect(run.status).toBe(0);
+  }, 60_000);
 });

@@ -165,6 +165,7 @@ export const ListPlantsQuery = z
         .optional(),
       {
         type: "integer",
+        format: "int32",
         minimum: 1,
         maximum: LIST_LIMIT_MAX,
         default: LIST_LIMIT_DEFAULT,

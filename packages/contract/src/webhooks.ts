@@ -30,7 +30,11 @@ const eventOf = (type: WebhookEventType, description: string) =>
   extendApi(
     z.object({
       type: z.literal(type),
-      timestamp: extendApi(z.string().datetime(), { description: "When the change was committed (RFC 3339, UTC)." }),
+      timestamp: extendApi(z.string().datetime(), {
+        format: "date-time",
+        maxLength: 30,
+        description: "When the change was committed (RFC 3339, UTC).",
+      }),
       data: StoredPlant,
     }),
     {

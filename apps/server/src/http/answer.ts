@@ -1,5 +1,13 @@
 import type { ServerResponse } from "node:http";
-import { ErrorCode, statusOfErrorCode, type ErrorCodeValue } from "@plantstore/contract";
+import { ERROR_MESSAGE_MAX_LENGTH, ErrorCode, statusOfErrorCode, type ErrorCodeValue } from "@plantstore/contract";
+
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F]/g;
+
+/** An Error's message as the contract describes it: one line, at most ERROR_MESSAGE_MAX_LENGTH. */
+function documentedMessage(message: string): string {
+  const line = message.replace(CONTROL_CHARACTERS, "\uFFFD");
+  return line.length <= ERROR_MESSAGE_MAX_LENGTH ? line : `${line.slice(0, ERROR_MESSAGE_MAX_LENGTH - 1)}…`;
+}
 
 /**
  * A refusal or failure with its catalogue code; the HTTP status follows from the code. Not an
@@ -17,7 +25,7 @@ export class ApiError {
     headers: Readonly<Record<string, string>> = {},
   ) {
     this.status = statusOfErrorCode(code);
-    this.body = JSON.stringify({ error: code, message });
+    this.body = JSON.stringify({ error: code, message: documentedMessage(message) });
     this.headerPairs = Object.entries(headers).flat();
   }
 }
@@ -33,7 +41,7 @@ export function jsonHead(json: string, own: readonly string[] = []): string[] {
  * The one writer of answers with a body (routes, probes, metrics, every Error). `writeHead` merges
  * in the headers the request context set; Node itself leaves the body out of an answer to HEAD.
  */
-export function send(res: ServerResponse, status: number, head: string[], body: string): void {
+export function send(res: ServerResponse, status: number, head: string[], body: string | Buffer): void {
   res.writeHead(status, head);
   res.end(body);
 }

@@ -18,6 +18,7 @@ import { plantRoutes } from "./routes/plants.js";
 import { readQuery } from "./query.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { metricsRoute } from "./routes/metrics.js";
+import { openApiRoutes } from "./routes/openapi.js";
 import { probeRoutes } from "./routes/probes.js";
 import { contractOperations, Routes, type Operation } from "./routing.js";
 import { validationRefusal } from "./validation.js";
@@ -31,8 +32,6 @@ export interface PipelineDependencies {
   metrics: Metrics;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
-  /** The OpenAPI document, serialized once at start. */
-  openApiJson: string;
   /** True once shutdown has begun: readiness fails and connections are not kept alive. */
   isShuttingDown: () => boolean;
 }
@@ -85,6 +84,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   const routes = new Routes([
     ...contractOperations(plantStoreContract, intoExpress),
     ...probeRoutes(deps),
+    ...openApiRoutes(),
     metricsRoute(deps.metrics),
   ]);
 

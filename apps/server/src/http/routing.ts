@@ -22,6 +22,11 @@ export interface Operation {
   readonly handle: (req: IncomingMessage, res: ServerResponse, fail: (error: unknown) => void) => void;
 }
 
+/** A public GET route (probes, the OpenAPI documents, the docs page): no token, no body, any query. */
+export function publicRoute(id: string, path: string, handle: Operation["handle"]): Operation {
+  return { id, method: "GET", path, scope: undefined, hasBody: false, queryNames: "any", handle };
+}
+
 /** The contract's operations as a list: id, method, path, scope, query parameters, whether a body comes with them. */
 export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
   return Object.entries(contract).map(([id, route]) => {

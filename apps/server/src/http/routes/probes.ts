@@ -1,7 +1,7 @@
 import { ErrorCode } from "@plantstore/contract";
 import type { Storage } from "../../store/storage.js";
 import { ApiError, sendError, sendJson } from "../answer.js";
-import type { Operation } from "../routing.js";
+import { publicRoute, type Operation } from "../routing.js";
 
 const SHUTTING_DOWN = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "shutting down", { "Retry-After": "1" });
 const STORAGE_DOWN = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable", { "Retry-After": "2" });
@@ -9,22 +9,10 @@ const STORAGE_DOWN = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is una
 export interface ProbeDependencies {
   storage: Storage;
   isShuttingDown: () => boolean;
-  /** The OpenAPI document, serialized once at start. */
-  openApiJson: string;
 }
 
-const publicRoute = (id: string, path: string, handle: Operation["handle"]): Operation => ({
-  id,
-  method: "GET",
-  path,
-  scope: undefined,
-  hasBody: false,
-  queryNames: "any",
-  handle,
-});
-
-/** Probes for orchestrators and the OpenAPI document: public, no token, no body. */
-export function probeRoutes({ storage, isShuttingDown, openApiJson }: ProbeDependencies): Operation[] {
+/** Probes for orchestrators: public, no token, no body. */
+export function probeRoutes({ storage, isShuttingDown }: ProbeDependencies): Operation[] {
   const ready = JSON.stringify({ status: "ready", storage: storage.kind });
   return [
     publicRoute("healthz", "/healthz", (_req, res) => sendJson(res, 200, '{"status":"ok"}')),
@@ -35,6 +23,5 @@ export function probeRoutes({ storage, isShuttingDown, openApiJson }: ProbeDepen
         .then((up) => (up ? sendJson(res, 200, ready) : sendError(res, STORAGE_DOWN)))
         .catch(fail);
     }),
-    publicRoute("openapi", "/openapi.json", (_req, res) => sendJson(res, 200, openApiJson)),
   ];
 }
