@@ -98,6 +98,41 @@ describe("probes and the document", () => {
   });
 });
 
+describe("the docs page, without a browser", () => {
+  it("GET /docs: an HTML page with a strict Content-Security-Policy, no token needed", async () => {
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const policy = page.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
+    const html = await page.text();
+    expect(html).not.toMatch(/<script>|<style>|https?:\/\//);
+    const assets = [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+)"/g)].map(([, path]) => path!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const path of assets) {
+      const asset = await fetch(`${server.url}${path}`);
+      expect(asset.status, path).toBe(200);
+      await asset.arrayBuffer();
+    }
+  });
+
+  it("serves only the page's own assets, for good, and answers anything else with the JSON 404", async () => {
+    const html = await (await fetch(`${server.url}/docs`)).text();
+    const bundle = /src="(\/docs\/assets\/[^"]+\/swagger-ui-bundle\.js)"/.exec(html)?.[1];
+    const asset = await fetch(`${server.url}${bundle}`);
+    expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    await asset.arrayBuffer();
+    for (const path of [bundle!.replace("swagger-ui-bundle.js", "package.json"), "/docs/assets/0.0.0/swagger-ui.css"]) {
+      const refused = await fetch(`${server.url}${path}`);
+      expect(refused.status, path).toBe(404);
+      expect(await refused.json()).toMatchObject({ error: ErrorCode.NOT_FOUND });
+    }
+  });
+});
+
 describe("malformed HTTP", () => {
   it("answers garbage with a JSON 400", async () => {
     const answer = await raw("GARBAGE\r\n\r\n");

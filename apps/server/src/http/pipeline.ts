@@ -17,6 +17,7 @@ import { answerParserErrors } from "./parser-errors.js";
 import { plantRoutes } from "./routes/plants.js";
 import { readQuery } from "./query.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { docsRoutes } from "./routes/docs.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { probeRoutes } from "./routes/probes.js";
@@ -85,6 +86,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     ...contractOperations(plantStoreContract, intoExpress),
     ...probeRoutes(deps),
     ...openApiRoutes(),
+    ...docsRoutes(),
     metricsRoute(deps.metrics),
   ]);
 
