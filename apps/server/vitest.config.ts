@@ -7,4 +7,7 @@ export default vitestPreset({
   hookTimeout: 30_000,
   // HTTP suites start real servers and spawn processes: run files one at a time on 2 cores.
   fileParallelism: false,
+  // Every answer the suite observes from the API is checked against the OpenAPI 3.1 document.
+  globalSetup: ["src/test-support/observed-responses.ts"],
+  setupFiles: ["src/test-support/record-responses.ts"],
 });

@@ -19,6 +19,8 @@ export interface VitestPresetOptions {
   fileParallelism?: boolean;
   /** More vitest globalSetup modules, relative to the package; they run after the buildFirst build. */
   globalSetup?: string[];
+  /** vitest setup files, relative to the package: run in every test worker before its tests. */
+  setupFiles?: string[];
 }
 
 const buildFirstSetup = fileURLToPath(new URL("./build-first.js", import.meta.url));
@@ -29,7 +31,7 @@ const buildFirstSetup = fileURLToPath(new URL("./build-first.js", import.meta.ur
  * tsc over the package's tsconfig.json: a type error anywhere in the package fails the run too.
  */
 export function vitestPreset(options: VitestPresetOptions = {}): ViteUserConfig {
-  const { buildFirst = false, globalSetup = [], ...timing } = options;
+  const { buildFirst = false, globalSetup = [], setupFiles = [], ...timing } = options;
   return defineConfig({
     test: {
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
@@ -39,6 +41,7 @@ export function vitestPreset(options: VitestPresetOptions = {}): ViteUserConfig 
         tsconfig: "tsconfig.json",
       },
       globalSetup: [...(buildFirst ? [buildFirstSetup] : []), ...globalSetup],
+      setupFiles,
       // A suite skipped for want of an optional tool says so once per run, not once per test file.
       onConsoleLog: onceForSkipAnnouncements(),
       ...timing,
