@@ -2,12 +2,18 @@ import { randomBytes } from "node:crypto";
 import type { BenchResults, BenchSettings, CellResult, RoundResult } from "./results.js";
 import { currentLoadAverage, describeMachine } from "./machine.js";
 import { checkRefusesWrongToken, precreatePool } from "./probe.js";
-import { checkStatuses, type ScenarioName } from "./scenarios.js";
+import { checkStatuses, POOL_SCENARIOS, type ScenarioName } from "./scenarios.js";
 import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 import { startTarget, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
 import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
 import { cpuTimeMs, stopProcess } from "./processes.js";
+import {
+  createBenchDatabase,
+  startWebhookReceiver,
+  type BenchDatabase,
+  type WebhookReceiver,
+} from "./bench-services.js";
 
 export interface BenchPlan {
   settings: BenchSettings;
@@ -50,15 +56,26 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     );
   }
   const running: RunningTarget[] = [];
+  const databases: BenchDatabase[] = [];
+  let receiver: WebhookReceiver | undefined;
   let runIndex = 0;
   try {
     for (const spec of plan.targets) {
       log(`starting ${spec.name}`);
-      const target = await startTarget(spec, { workDir: plan.workDir, token, cpu: cpu(SERVER_CPU) });
+      const database = spec.needsPostgres ? await createBenchDatabase() : undefined;
+      if (database !== undefined) databases.push(database);
+      if (spec.needsWebhookReceiver) receiver ??= await startWebhookReceiver();
+      const target = await startTarget(spec, {
+        workDir: plan.workDir,
+        token,
+        cpu: cpu(SERVER_CPU),
+        postgresUrl: database?.url,
+        webhookUrl: receiver?.url,
+      });
       running.push(target);
       try {
         if (spec.checksToken) await checkRefusesWrongToken(target.url, token);
-        if (spec.scenarios.some((scenario) => scenario === "replay" || scenario === "conflict")) {
+        if (spec.scenarios.some((scenario) => POOL_SCENARIOS.includes(scenario))) {
           await precreatePool(target.url, token, settings.poolSize);
         }
       } catch (error) {
@@ -78,7 +95,8 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         idBase: ++runIndex * ID_STRIDE,
         poolSize: settings.poolSize,
         connections: settings.connections,
-        threads: settings.wrkThreads,
+        // A delete must follow the answer to its create: one connection per wrk thread (see plants.lua).
+        threads: scenario === "delete" ? settings.connections : settings.wrkThreads,
         durationSeconds: seconds,
         cpu: cpu(WRK_CPU),
       });
@@ -122,10 +140,17 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
       })),
       cells: results,
       ratios: computeRatios(results),
-      goals: evaluateGoals(results),
+      goals: evaluateGoals(
+        results,
+        Object.fromEntries(running.map((target) => [target.spec.name, targetPeakRssKiB(target)])),
+      ),
       failures,
     };
   } finally {
     await Promise.all(running.map((target) => stopProcess(target.child, 5000)));
+    if (receiver !== undefined) log(`webhook receiver: ${receiver.received()} deliveries acknowledged`);
+    await receiver?.close();
+    for (const database of databases)
+      await database.drop().catch((error: unknown) => log(`could not drop a bench database: ${String(error)}`));
   }
 }

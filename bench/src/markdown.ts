@@ -55,7 +55,7 @@ export function renderMarkdown(results: BenchResults): string {
         `| ${ratio.scenario} | ${ratio.baseline} | ${ratio.ratio.toFixed(2)}× | ${ratio.cpuCostRatio === undefined ? "?" : `${ratio.cpuCostRatio.toFixed(2)}×`} |`,
     ),
     "",
-    "## Targets (issue 6)",
+    "## Targets",
     "",
     "| target | required | measured | |",
     "|---|---|---:|---|",

@@ -1,5 +1,5 @@
 /** The load each wrk run sends; the names are the Lua script's modes. */
-export type ScenarioName = "create" | "replay" | "conflict" | "unauth";
+export type ScenarioName = "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "delete";
 
 export interface Scenario {
   name: ScenarioName;
@@ -11,7 +11,16 @@ export const scenarios: readonly Scenario[] = [
   { name: "replay", description: "100 % replays of pre-created plants (same body)" },
   { name: "conflict", description: "50 % conflicts (pre-created id, other name), 50 % creates" },
   { name: "unauth", description: "401s: a valid create with an unknown bearer token" },
+  { name: "get", description: "GET /plants/{id} of pre-created plants" },
+  { name: "list", description: "GET /plants?limit=100: a first page of 100 plants" },
+  {
+    name: "delete",
+    description: "a create, then the delete of that plant (one connection per wrk thread): 50 % 200, 50 % 204",
+  },
 ];
+
+/** The scenarios that need the pre-created pool. */
+export const POOL_SCENARIOS: readonly ScenarioName[] = ["replay", "conflict", "get", "list"];
 
 /** How far the 409 share of a conflict run may stray from one half (in-flight requests at the end). */
 const CONFLICT_SHARE_TOLERANCE = 0.05;
@@ -24,16 +33,23 @@ export function checkStatuses(scenario: ScenarioName, statuses: Readonly<Record<
   const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
   if (total === 0) return "no responses at all";
   const expected: readonly string[] =
-    scenario === "unauth" ? ["401"] : scenario === "conflict" ? ["200", "409"] : ["200"];
+    scenario === "unauth"
+      ? ["401"]
+      : scenario === "conflict"
+        ? ["200", "409"]
+        : scenario === "delete"
+          ? ["200", "204"]
+          : ["200"];
   const unexpected = Object.entries(statuses).filter(([status, count]) => count > 0 && !expected.includes(status));
   if (unexpected.length > 0) {
     const list = unexpected.map(([status, count]) => `${count}× ${status}`).join(", ");
     return `expected only ${expected.join("/")}, got ${list}`;
   }
-  if (scenario === "conflict") {
-    const share = (statuses["409"] ?? 0) / total;
+  if (scenario === "conflict" || scenario === "delete") {
+    const second = scenario === "conflict" ? "409" : "204";
+    const share = (statuses[second] ?? 0) / total;
     if (Math.abs(share - 0.5) > CONFLICT_SHARE_TOLERANCE) {
-      return `expected about 50 % 409s, got ${(share * 100).toFixed(1)} %`;
+      return `expected about 50 % ${second}s, got ${(share * 100).toFixed(1)} %`;
     }
   }
   return undefined;

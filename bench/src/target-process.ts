@@ -19,6 +19,9 @@ export interface StartOptions {
   cpu: number | undefined;
   nodeArgs?: readonly string[];
   startTimeoutMs?: number;
+  /** For targets that need them: a fresh PostgreSQL database, a webhook receiver. */
+  postgresUrl?: string;
+  webhookUrl?: string;
 }
 
 function logTail(logFile: string): string {
@@ -43,7 +46,8 @@ export async function startTarget(spec: TargetSpec, options: StartOptions): Prom
   const nodeCommand = [process.execPath, ...(options.nodeArgs ?? []), spec.script];
   const [command, ...args] =
     options.cpu === undefined ? nodeCommand : ["taskset", "-c", String(options.cpu), ...nodeCommand];
-  const env = { PATH: process.env.PATH, ...spec.env({ port, dbPath, token: options.token }) };
+  const { token, postgresUrl, webhookUrl } = options;
+  const env = { PATH: process.env.PATH, ...spec.env({ port, dbPath, token, postgresUrl, webhookUrl }) };
   const { child, pid } = startLogged(command as string, args, env, logFile);
   try {
     await waitForPort(port, child, options.startTimeoutMs ?? 20_000);

@@ -1,7 +1,16 @@
 import type { ScenarioName } from "./scenarios.js";
 import { baselineScript, serverMain } from "./paths.js";
 
-export type TargetName = "plantstore" | "bare" | "express-floor" | "naive" | "fastify-durable";
+export type TargetName =
+  | "plantstore"
+  | "plantstore-webhooks"
+  | "plantstore-ratelimited"
+  | "plantstore-pg"
+  | "bare"
+  | "express-floor"
+  | "naive"
+  | "fastify-durable"
+  | "fastify-pg";
 
 /** One server the bench loads: how to start it and which scenarios make sense for it. */
 export interface TargetSpec {
@@ -11,14 +20,43 @@ export interface TargetSpec {
   scenarios: readonly ScenarioName[];
   /** Whether it checks the bearer token (a probe with a wrong one must get 401). */
   checksToken: boolean;
-  env(options: { port: number; dbPath: string; token: string }): NodeJS.ProcessEnv;
+  /** Needs a PostgreSQL database (the bench makes a fresh one, and drops it after). */
+  needsPostgres?: boolean;
+  /** Sends webhook events (the bench runs a receiver that answers 204). */
+  needsWebhookReceiver?: boolean;
+  env(options: TargetEnvOptions): NodeJS.ProcessEnv;
 }
 
-const allScenarios: readonly ScenarioName[] = ["create", "replay", "conflict", "unauth"];
-
-function baselineEnv({ port, dbPath, token }: { port: number; dbPath: string; token: string }): NodeJS.ProcessEnv {
-  return { PORT: String(port), DB_PATH: dbPath, PLANTSTORE_TOKENS: token };
+export interface TargetEnvOptions {
+  port: number;
+  dbPath: string;
+  token: string;
+  /** A fresh PostgreSQL database's URL, for targets that need one. */
+  postgresUrl?: string;
+  /** Where webhook events go, for targets that send them. */
+  webhookUrl?: string;
 }
+
+const writeScenarios: readonly ScenarioName[] = ["create", "replay", "conflict", "unauth"];
+const allScenarios: readonly ScenarioName[] = [...writeScenarios, "get", "list", "delete"];
+
+function baselineEnv({ port, dbPath, token, postgresUrl }: TargetEnvOptions): NodeJS.ProcessEnv {
+  return { PORT: String(port), DB_PATH: dbPath, PLANTSTORE_TOKENS: token, DATABASE_URL: postgresUrl };
+}
+
+/** Plant Store as users run it, with the database it is given. */
+function plantStoreEnv({ port, token }: TargetEnvOptions, databaseUrl: string): NodeJS.ProcessEnv {
+  return {
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    PLANTSTORE_TOKENS: token,
+    LOG_LEVEL: "info",
+  };
+}
+
+/** A webhook secret for the bench (a fixed one: nothing here is secret). */
+const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 
 export const targetSpecs: readonly TargetSpec[] = [
   {
@@ -27,19 +65,47 @@ export const targetSpecs: readonly TargetSpec[] = [
     script: serverMain,
     scenarios: allScenarios,
     checksToken: true,
-    env: ({ port, dbPath, token }) => ({
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATABASE_URL: `sqlite:${dbPath}`,
-      PLANTSTORE_TOKENS: token,
-      LOG_LEVEL: "info",
+    env: (options) => plantStoreEnv(options, `sqlite:${options.dbPath}`),
+  },
+  {
+    name: "plantstore-webhooks",
+    description:
+      "plantstore with one webhook endpoint (a local receiver answering 204): every create writes and sends an event",
+    script: serverMain,
+    scenarios: ["create"],
+    checksToken: true,
+    needsWebhookReceiver: true,
+    env: (options) => ({
+      ...plantStoreEnv(options, `sqlite:${options.dbPath}`),
+      PLANTSTORE_WEBHOOK_URLS: options.webhookUrl,
+      PLANTSTORE_WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET,
     }),
+  },
+  {
+    name: "plantstore-ratelimited",
+    description: "plantstore with a rate limit too high to refuse anything: the limiter's cost on every request",
+    script: serverMain,
+    scenarios: ["create"],
+    checksToken: true,
+    env: (options) => ({
+      ...plantStoreEnv(options, `sqlite:${options.dbPath}`),
+      PLANTSTORE_RATE_LIMIT: "999999999/1s",
+    }),
+  },
+  {
+    name: "plantstore-pg",
+    description: "plantstore on PostgreSQL (a fresh database on 127.0.0.1, synchronous_commit on)",
+    script: serverMain,
+    scenarios: ["create", "replay", "get"],
+    checksToken: true,
+    needsPostgres: true,
+    env: (options) => plantStoreEnv(options, options.postgresUrl ?? ""),
   },
   {
     name: "bare",
     description: "node:http, hand validation, in-memory Map (the platform's ceiling)",
     script: baselineScript("bare"),
-    scenarios: allScenarios,
+    scenarios: writeScenarios,
     checksToken: true,
     env: baselineEnv,
   },
@@ -55,7 +121,7 @@ export const targetSpecs: readonly TargetSpec[] = [
     name: "naive",
     description: "Express 4 + express.json() + ts-rest + zod + better-sqlite3 WAL synchronous=FULL",
     script: baselineScript("naive"),
-    scenarios: allScenarios,
+    scenarios: writeScenarios,
     checksToken: true,
     env: baselineEnv,
   },
@@ -65,6 +131,15 @@ export const targetSpecs: readonly TargetSpec[] = [
     script: baselineScript("fastify-durable"),
     scenarios: allScenarios,
     checksToken: true,
+    env: baselineEnv,
+  },
+  {
+    name: "fastify-pg",
+    description: "Fastify 5 + JSON schema + pg, one transaction per create (synchronous_commit on)",
+    script: baselineScript("fastify-pg"),
+    scenarios: ["create", "replay", "get"],
+    checksToken: true,
+    needsPostgres: true,
     env: baselineEnv,
   },
 ];

@@ -14,7 +14,16 @@ export interface PlantRecord {
  * HTTP stack: better-sqlite3, WAL, synchronous=FULL (the WAL is fsynced on every commit), one
  * transaction per request, the 200 sent only after the commit returned.
  */
-export function openDurablePlants(path: string): (plant: PlantRecord) => CreateOutcome {
+export interface DurablePlants {
+  create(plant: PlantRecord): CreateOutcome;
+  find(id: number): PlantRecord | undefined;
+  /** Up to `limit` plants with an id above `after`, in id order (keyset pagination). */
+  page(limit: number, after: number | undefined): PlantRecord[];
+  /** Whether a plant was deleted (one transaction, fsynced like a create). */
+  remove(id: number): boolean;
+}
+
+export function openDurablePlants(path: string): DurablePlants {
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
@@ -25,7 +34,7 @@ export function openDurablePlants(path: string): (plant: PlantRecord) => CreateO
   const insert = db.prepare<[bigint | number, string, string | null]>(
     "INSERT INTO plants (id, name, tag) VALUES (?, ?, ?)",
   );
-  return db.transaction((plant: PlantRecord): CreateOutcome => {
+  const create = db.transaction((plant: PlantRecord): CreateOutcome => {
     const tag = plant.tag ?? null;
     const existing = select.get(plant.id);
     if (existing === undefined) {
@@ -34,4 +43,19 @@ export function openDurablePlants(path: string): (plant: PlantRecord) => CreateO
     }
     return existing.name === plant.name && existing.tag === tag ? "replayed" : "conflict";
   });
+  type Row = { id: number; name: string; tag: string | null };
+  const record = ({ id, name, tag }: Row): PlantRecord => (tag === null ? { id, name } : { id, name, tag });
+  const one = db.prepare<[number], Row>("SELECT id, name, tag FROM plants WHERE id = ?");
+  const first = db.prepare<[number], Row>("SELECT id, name, tag FROM plants ORDER BY id LIMIT ?");
+  const after = db.prepare<[number, number], Row>("SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?");
+  const remove = db.prepare<[number]>("DELETE FROM plants WHERE id = ?");
+  return {
+    create,
+    find: (id) => {
+      const row = one.get(id);
+      return row === undefined ? undefined : record(row);
+    },
+    page: (limit, afterId) => (afterId === undefined ? first.all(limit) : after.all(afterId, limit)).map(record),
+    remove: (id) => remove.run(id).changes > 0,
+  };
 }

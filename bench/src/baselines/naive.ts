@@ -7,7 +7,7 @@ import { announceListening, readBaselineEnv } from "./baseline-env.js";
 import { openDurablePlants } from "./durable-plants.js";
 
 const { port, dbPath, tokens } = readBaselineEnv();
-const createPlant = openDurablePlants(dbPath);
+const plants = openDurablePlants(dbPath);
 
 const app = express();
 // As most Express apps begin: the body parser first, for every route.
@@ -28,7 +28,7 @@ const s = initServer();
 const router = s.router(createOnly, {
   createPlant: async ({ body }) => {
     const plant = { name: body.name, tag: body.tag };
-    const outcome = createPlant({ id: body.id, ...plant });
+    const outcome = plants.create({ id: body.id, ...plant });
     if (outcome === "conflict") {
       return {
         status: 409,
