@@ -1,0 +1,147 @@
+// `pnpm --filter @plantstore/bench bench:instructions`: CPU instructions per request, per scenario,
+// counted by valgrind's callgrind. Unlike req/s (±30 % on this shared machine), the count for one
+// build and one request sequence barely moves from run to run, so a regression shows on a noisy day.
+//
+// The server runs under callgrind (`node --single-threaded`: V8 compiles and collects on the main
+// thread, so no helper thread's timing changes the count) and gets a fixed sequence of requests, one
+// after another over one keep-alive connection, from a client outside valgrind. Two runs per scenario,
+// N and 2N requests: (I(2N) − I(N)) / N cancels start-up, shutdown and the first N's warm-up.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { Agent, request } from "node:http";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { execFileSync } from "node:child_process";
+import { cliArguments } from "./cli-arguments.js";
+import { resultsDir, serverMain } from "./paths.js";
+import { freePort, waitForPort } from "./processes.js";
+
+const SCENARIOS = ["create", "replay", "get", "list", "unauth"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function send(agent: Agent, port: number, method: string, path: string, token: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const req = request({ host: "127.0.0.1", port, method, path, agent, headers }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The n-th request of a scenario (deterministic: the same sequence every run). */
+function nth(scenario: Scenario, n: number): { method: string; path: string; body?: string } {
+  const plant = (id: number) => `{"id":${id},"name":"Monstera deliciosa","tag":"indoor"}`;
+  switch (scenario) {
+    case "create":
+    case "unauth":
+      return { method: "POST", path: "/plants", body: plant(1_000_000 + n) };
+    case "replay":
+      return { method: "POST", path: "/plants", body: plant(-(1 + (n % 100))) };
+    case "get":
+      return { method: "GET", path: `/plants/${-(1 + (n % 100))}` };
+    case "list":
+      return { method: "GET", path: "/plants?limit=100" };
+  }
+}
+
+/** Instructions the server executed, from start to exit, answering `count` requests of `scenario`. */
+async function countInstructions(scenario: Scenario, count: number, workDir: string): Promise<number> {
+  const port = await freePort();
+  const token = `instr-${randomBytes(8).toString("hex")}`;
+  const out = join(workDir, `${scenario}-${count}.out`);
+  const child = spawn(
+    "valgrind",
+    ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--single-threaded", serverMain],
+    {
+      env: {
+        PATH: process.env.PATH,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: `sqlite:${join(workDir, `${scenario}-${count}.db`)}`,
+        PLANTSTORE_TOKENS: token,
+        LOG_LEVEL: "info",
+      },
+      stdio: "ignore",
+    },
+  );
+  await waitForPort(port, child, 300_000);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  for (let n = 0; n < 100; n++) await send(agent, port, "POST", "/plants", token, nth("replay", n).body);
+  const expected = scenario === "unauth" ? 401 : 200;
+  for (let n = 0; n < count; n++) {
+    const { method, path, body } = nth(scenario, n);
+    const status = await send(agent, port, method, path, scenario === "unauth" ? `wrong-${token}` : token, body);
+    if (status !== expected) throw new Error(`${scenario} request ${n} got ${status}, expected ${expected}`);
+  }
+  agent.destroy();
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+  // One file per thread (the SQLite writer thread too): add them all up.
+  return readdirSync(workDir)
+    .filter((file) => file.startsWith(`${scenario}-${count}.out`))
+    .reduce((sum, file) => {
+      const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(workDir, file), "utf8"))?.[1];
+      return sum + Number(totals ?? 0);
+    }, 0);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: cliArguments(),
+    options: { requests: { type: "string", default: "1000" }, scenarios: { type: "string" } },
+  });
+  try {
+    execFileSync("valgrind", ["--version"], { stdio: "ignore" });
+  } catch {
+    console.error("bench:instructions: valgrind not found: install it with `apt-get install valgrind` and run again");
+    return 1;
+  }
+  if (!existsSync(serverMain)) throw new Error(`${serverMain} does not exist: build first (pnpm build)`);
+  const n = Number(values.requests);
+  const chosen = (values.scenarios?.split(",") ?? SCENARIOS) as Scenario[];
+  const workDir = mkdtempSync(join(tmpdir(), "plantstore-instructions-"));
+  const rows: Array<{ scenario: Scenario; instructionsPerRequest: number }> = [];
+  try {
+    for (const scenario of chosen) {
+      const once = await countInstructions(scenario, n, workDir);
+      const twice = await countInstructions(scenario, 2 * n, workDir);
+      const perRequest = (twice - once) / n;
+      rows.push({ scenario, instructionsPerRequest: Math.round(perRequest) });
+      console.log(
+        `${scenario}: ${Math.round(perRequest).toLocaleString("en")} instructions/request (I(${2 * n}) − I(${n}), over ${n})`,
+      );
+    }
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  const markdown = [
+    "# Instructions per request (callgrind)",
+    "",
+    `${new Date().toISOString()} · commit ${commit} · Node ${process.version} --single-threaded under valgrind --tool=callgrind · (I(${2 * n}) − I(${n})) / ${n} requests, one connection, one request at a time`,
+    "",
+    "| scenario | instructions / request |",
+    "|---|---:|",
+    ...rows.map((row) => `| ${row.scenario} | ${row.instructionsPerRequest.toLocaleString("en")} |`),
+    "",
+  ].join("\n");
+  writeFileSync(join(resultsDir, "instructions.md"), markdown);
+  writeFileSync(join(resultsDir, "instructions.json"), `${JSON.stringify({ commit, requests: n, rows }, null, 2)}\n`);
+  console.log(`\n${markdown}`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bench:instructions: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
