@@ -42,6 +42,16 @@ function toRound(result: WrkResult, cpuMs: number | undefined): RoundResult {
   };
 }
 
+/** Waits until the receiver has had no delivery for a second (the backlog is sent), at most 3 minutes. */
+async function drained(receiver: WebhookReceiver): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  let seen = -1;
+  while (receiver.received() !== seen && Date.now() < deadline) {
+    seen = receiver.received();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 /** Start every target, load each cell in interleaved rounds, and stop them all (also on failure). */
 export async function runBench(plan: BenchPlan): Promise<BenchResults> {
   const { settings, log } = plan;
@@ -101,6 +111,8 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         cpu: cpu(WRK_CPU),
       });
       const cpuAfter = cpuTimeMs(target.pid);
+      // Deliveries still queued would go on using the server's core during the next cell's load.
+      if (target.spec.needsWebhookReceiver && receiver !== undefined) await drained(receiver);
       const round = toRound(
         result,
         cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,

@@ -10,8 +10,9 @@ import { renderProfileSummary, summarizeProfile, type CpuProfile } from "./cpu-p
 import { repoRoot, scratchDir } from "./paths.js";
 import { precreatePool } from "./probe.js";
 import { installChildCleanup, stopProcess } from "./processes.js";
-import { scenarios, type ScenarioName } from "./scenarios.js";
+import { POOL_SCENARIOS, scenarios, type ScenarioName } from "./scenarios.js";
 import { startTarget } from "./target-process.js";
+import { startWebhookReceiver } from "./bench-services.js";
 import { targetSpecs } from "./targets.js";
 import { assertWrkInstalled, requestsPerSecond, runWrk } from "./wrk.js";
 
@@ -29,13 +30,15 @@ async function profileTarget(targetName: string, scenario: ScenarioName, seconds
   // Plant Store wants 16–512 visible characters.
   const token = `profile-${randomBytes(12).toString("hex")}`;
   try {
+    const receiver = spec.needsWebhookReceiver ? await startWebhookReceiver() : undefined;
     const target = await startTarget(spec, {
       workDir,
       token,
       cpu: 0,
       nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir],
+      webhookUrl: receiver?.url,
     });
-    if (scenario === "replay" || scenario === "conflict") await precreatePool(target.url, token, POOL_SIZE);
+    if (POOL_SCENARIOS.includes(scenario)) await precreatePool(target.url, token, POOL_SIZE);
     const result = await runWrk({
       url: target.url,
       scenario,

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { hostname } from "node:os";
 import { WEBHOOK_HEADERS } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
@@ -58,6 +60,9 @@ interface Answer {
 export class DeliveryWorker {
   /** Who holds this instance's leases: unique per process. */
   readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+  /** Keep-alive connections to the endpoints, at most as many per endpoint as attempts in flight. */
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: MAX_PER_ENDPOINT });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: MAX_PER_ENDPOINT });
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -98,6 +103,8 @@ export class DeliveryWorker {
     await Promise.race([finished, deadline]);
     for (const attempt of this.inFlight.values()) attempt.abort.abort();
     await finished;
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
   }
 
   private async run(): Promise<void> {
@@ -177,35 +184,54 @@ export class DeliveryWorker {
     );
   }
 
-  /** One signed POST; never throws: a failure to get an answer is an answer without a status. */
-  private async send(delivery: DueDelivery, stopped: AbortSignal): Promise<Answer> {
+  /**
+   * One signed POST; never throws: a failure to get an answer is an answer without a status. Sent
+   * with node:http(s) over keep-alive connections (one pool per worker): a delivery costs about a
+   * quarter of the CPU that `fetch` took, which matters because every create makes one.
+   */
+  private send(delivery: DueDelivery, stopped: AbortSignal): Promise<Answer> {
     const timestamp = Math.floor(Date.now() / 1000);
-    try {
-      const response = await fetch(delivery.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "PlantStore-Webhooks/1.0",
-          [WEBHOOK_HEADERS.id]: delivery.eventId,
-          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
+    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    return new Promise<Answer>((resolve) => {
+      let url: URL;
+      try {
+        url = new URL(delivery.url);
+      } catch (error) {
+        resolve({ error: String((error as Error).message) });
+        return;
+      }
+      const https = url.protocol === "https:";
+      const body = Buffer.from(delivery.body);
+      const request = (https ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: "POST",
+          agent: https ? this.httpsAgent : this.httpAgent,
+          headers: {
+            "content-type": "application/json",
+            "content-length": body.length,
+            "user-agent": "PlantStore-Webhooks/1.0",
+            [WEBHOOK_HEADERS.id]: delivery.eventId,
+            [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+            [WEBHOOK_HEADERS.signature]: signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
+          },
+          // Redirects are never followed: a 3xx is an answer like any other.
+          signal: AbortSignal.any([timeout, stopped]),
         },
-        body: delivery.body,
-        redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(this.settings.timeoutMs), stopped]),
-      });
-      // The answer's body is not read: only its status says anything.
-      await response.body?.cancel();
-      return { status: response.status, retryAfter: response.headers.get("retry-after") };
-    } catch (error) {
-      const reason = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-      const timedOut = reason instanceof Error && reason.name === "TimeoutError";
-      return {
-        error: timedOut
-          ? `no answer within ${this.settings.timeoutMs} ms`
-          : String((reason as Error)?.message ?? reason),
-      };
-    }
+        (response: IncomingMessage) => {
+          // The answer's body is not read: only its status says anything.
+          response.resume();
+          const retryAfter = response.headers["retry-after"];
+          resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+        },
+      );
+      request.on("error", (error: Error) =>
+        resolve({
+          error: timeout.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String(error.message),
+        }),
+      );
+      request.end(body);
+    });
   }
 
   private resultOf(delivery: DueDelivery, { status, retryAfter, error }: Answer): AttemptResult {
