@@ -87,6 +87,22 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_events_created ON webhook_events (created_at);
     `,
   },
+  {
+    version: 5,
+    name: "webhook claim indexes",
+    // A claim reads each endpoint's oldest due deliveries: one range of (endpoint, state,
+    // next_attempt_at, id), as long as what it returns (plus the few leased rows it skips) however
+    // large the backlog; the same index serves removing an endpoint's deliveries. The worker's wait
+    // reads the leased rows, which are few. Prunes go in id order, so the indexes by due time alone,
+    // by endpoint alone and by creation time go: each cost every create a write.
+    sql: `
+      DROP INDEX webhook_deliveries_due;
+      DROP INDEX webhook_deliveries_endpoint;
+      DROP INDEX webhook_events_created;
+      CREATE INDEX webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint, state, next_attempt_at, id);
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL;
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

@@ -19,31 +19,32 @@ import { inTransaction } from "./transaction.js";
 const ENDPOINT_COLUMNS = "id, url, events, source, created_at, disabled_at, disabled_reason";
 
 /**
- * Leases the due deliveries no one holds: `FOR UPDATE SKIP LOCKED` lets several instances claim at
- * once without waiting for or taking each other's rows, and the lease (`lease_until`, in the
+ * Leases the due deliveries no one holds, endpoint by endpoint: each endpoint's oldest due rows are a
+ * range of webhook_deliveries_endpoint_due, so a claim costs what it returns, not the backlog, and an
+ * endpoint with thousands due never hides another's. `FOR UPDATE SKIP LOCKED` lets several instances
+ * claim at once without waiting for or taking each other's rows, and the lease (`lease_until`, in the
  * database's time) keeps a delivery one instance's until it settles it or the lease runs out (the
- * instance died): then another takes it over. An endpoint gets at most `perEndpoint` in flight, counting
- * what this instance already has in flight for it ($1, $6).
+ * instance died): then another takes it over. An endpoint gets at most `perEndpoint` in flight,
+ * counting what this instance already has in flight for it ($1, $6).
  */
 const CLAIM_SQL = `
-  WITH candidates AS (
-    SELECT d.id, d.endpoint, d.next_attempt_at
-    FROM webhook_deliveries d
-    WHERE d.state = 'pending' AND d.next_attempt_at <= ${NOW_MS}
-      AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
-      AND d.endpoint IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)
-      AND d.id <> ALL($7::bigint[])
-    ORDER BY d.next_attempt_at, d.id
-    LIMIT $2 * 4
-    FOR UPDATE SKIP LOCKED
-  ),
-  ranked AS (
-    SELECT c.id, c.next_attempt_at,
-           row_number() OVER (PARTITION BY c.endpoint ORDER BY c.next_attempt_at, c.id) + coalesce(b.in_flight, 0) AS rank
-    FROM candidates c LEFT JOIN unnest($1::int[], $6::int[]) AS b(endpoint, in_flight) USING (endpoint)
-  ),
-  chosen AS (
-    SELECT id FROM ranked WHERE rank <= $3 ORDER BY next_attempt_at, id LIMIT $2
+  WITH chosen AS (
+    SELECT due.id
+    FROM webhook_endpoints p
+    LEFT JOIN unnest($1::int[], $6::int[]) AS b(endpoint, in_flight) ON b.endpoint = p.id
+    CROSS JOIN LATERAL (
+      SELECT d.id, d.next_attempt_at
+      FROM webhook_deliveries d
+      WHERE d.endpoint = p.id AND d.state = 'pending' AND d.next_attempt_at <= ${NOW_MS}
+        AND (d.lease_until IS NULL OR d.lease_until <= ${NOW_MS})
+        AND d.id <> ALL($7::bigint[])
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT greatest(0, $3 - coalesce(b.in_flight, 0))
+      FOR UPDATE SKIP LOCKED
+    ) due
+    WHERE p.disabled_at IS NULL
+    ORDER BY due.next_attempt_at, due.id
+    LIMIT $2
   )
   UPDATE webhook_deliveries d
   SET lease_until = ${NOW_MS} + $4, lease_owner = $5, attempts = d.attempts + 1
@@ -62,8 +63,15 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   msUntilNextDue(): Promise<number | undefined> {
     return this.db.run("next webhook due", async (pool) => {
       const result = await pool.query<{ wait: bigint | null }>(
-        `SELECT min(greatest(next_attempt_at, coalesce(lease_until, 0))) - ${NOW_MS} AS wait
-         FROM webhook_deliveries WHERE state = 'pending'`,
+        // A pending delivery is due at its next attempt, or when its lease runs out if it is leased:
+        // the earliest unleased one is first in its endpoint's range, and the leased are few.
+        `SELECT least(
+           (SELECT min((SELECT d.next_attempt_at FROM webhook_deliveries d
+                        WHERE d.endpoint = p.id AND d.state = 'pending' AND d.lease_until IS NULL
+                        ORDER BY d.next_attempt_at LIMIT 1)) FROM webhook_endpoints p),
+           (SELECT min(greatest(next_attempt_at, lease_until)) FROM webhook_deliveries
+            WHERE lease_until IS NOT NULL AND state = 'pending')
+         ) - ${NOW_MS} AS wait`,
       );
       const wait = result.rows[0]?.wait;
       return wait == null ? undefined : Number(wait);
@@ -143,11 +151,12 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   prune(before: number, limit: number): Promise<number> {
     return this.db.run("prune webhook events", (pool) =>
       inTransaction(pool, async (client) => {
-        // Events old enough whose every delivery was delivered (or that have none left), oldest first.
+        // Events old enough whose every delivery was delivered (or that have none left), oldest
+        // first: ids follow creation closely enough for pruning (concurrent batches interleave).
         const done = await client.query<{ id: bigint }>(
           `SELECT e.id FROM webhook_events e WHERE e.created_at < $1
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
-           ORDER BY e.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+           ORDER BY e.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
           [before, limit],
         );
         const ids = done.rows.map((row) => row.id.toString());

@@ -16,7 +16,8 @@ import type { GroupCommit } from "./group-commit.js";
  * event loop; reads use this thread's connection. Times come from this process's clock (one machine).
  */
 export class SqliteWebhookRepository implements Storage.WebhookRepository {
-  private readonly nextDue: Statement<[], { due: number | null }>;
+  private readonly nextUnleased: Statement<[], { due: number | null }>;
+  private readonly nextLeaseEnd: Statement<[], { due: number | null }>;
   private readonly oldestPending: Statement<[], { created: number | null }>;
   private readonly endpoints: Statement<[], EndpointRow>;
 
@@ -24,8 +25,15 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     private readonly db: Database,
     private readonly groupCommit: GroupCommit,
   ) {
-    this.nextDue = db.prepare(
-      "SELECT min(max(next_attempt_at, coalesce(lease_until, 0))) AS due FROM webhook_deliveries WHERE state = 'pending'",
+    // A pending delivery is due at its next attempt, or when its lease runs out if it is leased: the
+    // earliest unleased one is first in its endpoint's range, and the leased are few.
+    this.nextUnleased = db.prepare(
+      `SELECT min((SELECT d.next_attempt_at FROM webhook_deliveries d
+                   WHERE d.endpoint = p.id AND d.state = 'pending' AND d.lease_until IS NULL
+                   ORDER BY d.next_attempt_at LIMIT 1)) AS due FROM webhook_endpoints p`,
+    );
+    this.nextLeaseEnd = db.prepare(
+      "SELECT min(max(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE lease_until IS NOT NULL AND state = 'pending'",
     );
     this.oldestPending = db.prepare(
       `SELECT min(e.created_at) AS created FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
@@ -37,8 +45,8 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
   }
 
   async msUntilNextDue(): Promise<number | undefined> {
-    const due = this.nextDue.get()?.due;
-    return due == null ? undefined : due - Date.now();
+    const dues = [this.nextUnleased.get()?.due, this.nextLeaseEnd.get()?.due].filter((due) => due != null);
+    return dues.length === 0 ? undefined : Math.min(...dues) - Date.now();
   }
 
   claimDue(claim: Storage.Claim): Promise<Storage.DueDelivery[]> {

@@ -39,18 +39,11 @@ export class WebhookWrites {
   private readonly activeEndpoints: Statement<[], { id: number; events: string }>;
   private readonly insertEvent: Statement<[string, string, string, number]>;
   private readonly insertDelivery: Statement<[number | bigint, number, number]>;
-  private readonly claimDue: Statement<
-    {
-      now: number;
-      busy: string;
-      holding: string;
-      perEndpoint: number;
-      limit: number;
-      leaseUntil: number;
-      owner: string;
-    },
-    LeasedRow
+  private readonly dueOfEndpoint: Statement<
+    { endpoint: number; now: number; holding: string; limit: number },
+    { id: number; next_attempt_at: number }
   >;
+  private readonly lease: Statement<{ id: number; leaseUntil: number; owner: string }, LeasedRow>;
   private readonly claimDetails: Statement<
     [number, number, number],
     Pick<ClaimedRow, "event_id" | "type" | "body" | "url" | "secret" | "previous_secret">
@@ -64,20 +57,17 @@ export class WebhookWrites {
     this.insertDelivery = db.prepare(
       "INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at) VALUES (?, ?, ?)",
     );
-    // Due, not leased (or the lease ran out), at most `perEndpoint` per endpoint, oldest first.
-    this.claimDue = db.prepare(`
-      WITH ranked AS (
-        SELECT d.id, d.next_attempt_at,
-               row_number() OVER (PARTITION BY d.endpoint ORDER BY d.next_attempt_at, d.id)
-                 + coalesce(json_extract(:busy, '$.e' || d.endpoint), 0) AS rank
-        FROM webhook_deliveries d JOIN webhook_endpoints p ON p.id = d.endpoint AND p.disabled_at IS NULL
-        WHERE d.state = 'pending' AND d.next_attempt_at <= :now
-          AND (d.lease_until IS NULL OR d.lease_until <= :now)
-          AND d.id NOT IN (SELECT value FROM json_each(:holding))
-      )
+    // An endpoint's due deliveries that no one holds (or whose lease ran out), oldest first: a range
+    // of webhook_deliveries_endpoint_due that skips only the few leased rows at its start.
+    this.dueOfEndpoint = db.prepare(`
+      SELECT id, next_attempt_at FROM webhook_deliveries
+      WHERE endpoint = :endpoint AND state = 'pending' AND next_attempt_at <= :now
+        AND (lease_until IS NULL OR lease_until <= :now)
+        AND id NOT IN (SELECT value FROM json_each(:holding))
+      ORDER BY next_attempt_at, id LIMIT :limit`);
+    this.lease = db.prepare(`
       UPDATE webhook_deliveries SET lease_until = :leaseUntil, lease_owner = :owner, attempts = attempts + 1
-      WHERE id IN (SELECT id FROM ranked WHERE rank <= :perEndpoint ORDER BY next_attempt_at, id LIMIT :limit)
-      RETURNING id, event, endpoint, attempts`);
+      WHERE id = :id RETURNING id, event, endpoint, attempts`);
     this.claimDetails = db.prepare(`
       SELECT e.event_id, e.type, e.body, p.url, p.secret,
              CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret
@@ -149,18 +139,25 @@ export class WebhookWrites {
     return subscribers;
   }
 
+  /**
+   * Leases the oldest due deliveries, at most `perEndpoint` in flight per endpoint (counting what the
+   * worker already has in flight for it) and `limit` in all. Read endpoint by endpoint, so that its
+   * cost follows what it claims, not the backlog: a slow endpoint's thousands of due deliveries are
+   * not read again on every claim.
+   */
   private claim(claim: Claim, now: number): DueDelivery[] {
-    const rows = this.claimDue.all({
-      now,
-      // {"e<endpoint>": <in flight>}: what each endpoint already has in flight counts against its share.
-      busy: JSON.stringify(Object.fromEntries(claim.busy.map(([endpoint, inFlight]) => [`e${endpoint}`, inFlight]))),
-      holding: JSON.stringify(claim.holding),
-      perEndpoint: claim.perEndpoint,
-      limit: claim.limit,
-      leaseUntil: now + claim.leaseMs,
-      owner: claim.owner,
+    const inFlight = new Map(claim.busy);
+    const holding = JSON.stringify(claim.holding);
+    const due: { id: number; next_attempt_at: number }[] = [];
+    for (const { id: endpoint } of this.activeEndpoints.all()) {
+      const limit = Math.min(claim.limit, claim.perEndpoint - (inFlight.get(endpoint) ?? 0));
+      if (limit > 0) due.push(...this.dueOfEndpoint.all({ endpoint, now, holding, limit }));
+    }
+    due.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
+    return due.slice(0, claim.limit).map(({ id }) => {
+      const row = this.lease.get({ id, leaseUntil: now + claim.leaseMs, owner: claim.owner })!;
+      return dueDeliveryFromRow({ ...row, ...this.claimDetails.get(now, row.event, row.endpoint)! });
     });
-    return rows.map((row) => dueDeliveryFromRow({ ...row, ...this.claimDetails.get(now, row.event, row.endpoint)! }));
   }
 
   private settle(delivery: number, owner: string, result: AttemptResult, now: number): void {
@@ -209,12 +206,13 @@ export class WebhookWrites {
   }
 
   private prune(before: number, limit: number): number {
-    // Events old enough whose every delivery was delivered (or that have none left), oldest first.
+    // Events old enough whose every delivery was delivered (or that have none left), oldest first
+    // (ids follow creation: one writer, one clock).
     const events = this.db
       .prepare<[number, number], { id: number }>(
         `SELECT e.id FROM webhook_events e WHERE e.created_at < ?
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
-         ORDER BY e.created_at LIMIT ?`,
+         ORDER BY e.id LIMIT ?`,
       )
       .all(before, limit)
       .map((row) => row.id);
