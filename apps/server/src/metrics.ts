@@ -68,7 +68,11 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Requests answered since start, whatever their operation and status (read without the registry's cost). */
+  answered = 0;
+
   observeRequest(operation: string, status: number, ms: number): void {
+    this.answered++;
     const labels = { operation, status: String(status) };
     this.requests.inc(labels);
     this.latency.observe(labels, ms / 1000);

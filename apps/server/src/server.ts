@@ -10,6 +10,7 @@ import type { Storage } from "./store/storage.js";
 import { createFirstRunToken } from "./tokens/first-run-token.js";
 import { TokenVerifier } from "./tokens/token-verifier.js";
 import { DeliveryWorker } from "./webhooks/delivery-worker.js";
+import { RequestPriority } from "./webhooks/request-priority.js";
 
 export interface RunningServer {
   url: string;
@@ -77,6 +78,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       },
       logger,
       metrics,
+      new RequestPriority(() => metrics.answered),
     );
     metrics.watchPendingWebhooks(() => storage.webhooks.oldestPendingAgeSeconds());
     const firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);

@@ -345,6 +345,46 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(await claim(storage, "c", { holding: [again[0]!.delivery] })).toEqual([]);
       });
 
+      it("an endpoint's backlog hides no other endpoint's deliveries, and the wait says when the next is due", async () => {
+        const storage = await open();
+        const busy = await storage.webhooks.addEndpoint("http://127.0.0.1:9/busy", ["plant.created"], secret);
+        const other = await storage.webhooks.addEndpoint("http://127.0.0.1:9/other", ["plant.deleted"], secret);
+        for (let id = 1n; id <= 30n; id++) await storage.plants.create({ id, name: "p" });
+        await storage.plants.delete(1n); // the newest delivery, the other endpoint's only one
+        expect(await storage.webhooks.msUntilNextDue()).toBeLessThanOrEqual(0);
+        // The busy endpoint's share is taken: the other's delivery comes, though 30 older ones are due.
+        const claimed = await claim(storage, "a", { busy: [[busy.id, 4]] });
+        expect(claimed.map((delivery) => [delivery.endpoint, delivery.type])).toEqual([[other.id, "plant.deleted"]]);
+        // Oldest first across endpoints, each endpoint at most its share.
+        const oldest = await claim(storage, "a", { limit: 3 });
+        expect(oldest.map((delivery) => delivery.endpoint)).toEqual([busy.id, busy.id, busy.id]);
+        expect(await claim(storage, "a", { busy: [[busy.id, 3]] })).toHaveLength(1); // what is left of its share
+        // 26 are still due, only waiting for a free slot: the worker may not sleep past them.
+        expect(await storage.webhooks.msUntilNextDue()).toBeLessThanOrEqual(0);
+        for (const delivery of [...claimed, ...oldest]) {
+          await storage.webhooks.settle(delivery.delivery, "a", { kind: "retry", delayMs: 3_600_000 });
+        }
+        expect(await storage.webhooks.msUntilNextDue()).toBeLessThanOrEqual(0);
+      });
+
+      it("the wait runs to the earliest retry or lease end when nothing is due", async () => {
+        const storage = await open();
+        await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
+        expect(await storage.webhooks.msUntilNextDue()).toBeUndefined();
+        await storage.plants.create({ id: 1n, name: "p" });
+        await storage.plants.create({ id: 2n, name: "p" });
+        const [first, second] = await claim(storage, "a", { leaseMs: 600_000 });
+        expect((await storage.webhooks.msUntilNextDue())!).toBeGreaterThan(550_000); // both leased for 10 minutes
+        await storage.webhooks.settle(first!.delivery, "a", { kind: "retry", delayMs: 300_000 });
+        // One retry in 5 minutes, one lease that runs out in 10: the retry is next.
+        const wait = (await storage.webhooks.msUntilNextDue())!;
+        expect(wait).toBeGreaterThan(250_000);
+        expect(wait).toBeLessThanOrEqual(300_000);
+        await storage.webhooks.settle(second!.delivery, "a", { kind: "delivered", status: 200 });
+        await storage.webhooks.settle(first!.delivery, "a", { kind: "delivered", status: 200 }); // not leased: dropped
+        expect((await storage.webhooks.msUntilNextDue())!).toBeGreaterThan(250_000);
+      });
+
       it("prunes, in bounded steps, only events whose every delivery was delivered", async () => {
         const storage = await open();
         await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);

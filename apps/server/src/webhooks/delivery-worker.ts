@@ -6,6 +6,7 @@ import { WEBHOOK_HEADERS } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { Metrics, WebhookAttemptOutcome } from "../metrics.js";
 import type { AttemptResult, DueDelivery, WebhookRepository } from "../store/storage.js";
+import type { RequestPriority } from "./request-priority.js";
 import { retryAfterMs, retryDelayMs } from "./schedule.js";
 import { signatureHeader } from "./signing.js";
 
@@ -20,6 +21,8 @@ export interface DeliverySettings {
 
 /** Attempts in flight at once in this instance, and per endpoint (a slow endpoint holds at most its share). */
 const MAX_IN_FLIGHT = 64;
+/** Attempts in flight while requests saturate the loop (see RequestPriority): the backlog still moves. */
+const IN_FLIGHT_GIVING_WAY = 1;
 const MAX_PER_ENDPOINT = 4;
 /** How often an idle worker looks for due deliveries (other instances' events, expired leases, retries). */
 const POLL_MS = 1_000;
@@ -76,6 +79,7 @@ export class DeliveryWorker {
     private readonly settings: DeliverySettings,
     private readonly logger: Logger,
     private readonly metrics: Metrics,
+    private readonly priority: RequestPriority,
   ) {}
 
   start(): void {
@@ -131,7 +135,7 @@ export class DeliveryWorker {
 
   /** Claims what is due and starts each attempt; returns how many were claimed. */
   private async claimDue(): Promise<number> {
-    const free = MAX_IN_FLIGHT - this.inFlight.size;
+    const free = (this.priority.shouldGiveWay() ? IN_FLIGHT_GIVING_WAY : MAX_IN_FLIGHT) - this.inFlight.size;
     if (free <= 0) return 0;
     const busy = new Map<number, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
@@ -148,6 +152,7 @@ export class DeliveryWorker {
   }
 
   private begin(delivery: DueDelivery): void {
+    this.priority.attempted();
     const abort = new AbortController();
     const done = this.attempt(delivery, abort.signal)
       .catch((error: unknown) =>
