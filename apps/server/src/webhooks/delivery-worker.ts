@@ -31,6 +31,8 @@ const POLL_MS = 1_000;
  * commit on a loaded disk). Only a dead instance's leases ever run out; another then takes over.
  */
 const LEASE_MARGIN_MS = 30_000;
+/** Pauses before recording an attempt's result again after storage failed to (then the lease's expiry takes over). */
+const SETTLE_RETRIES_MS = [50, 200, 1_000, 5_000];
 /** Delivered events are pruned in bounded steps, so that a large backlog never holds the writer long. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 10_000;
@@ -170,7 +172,7 @@ export class DeliveryWorker {
     const answer = await this.send(delivery, stopped);
     if (stopped.aborted) return; // shutting down: the lease runs out and the delivery is tried again
     const result = this.resultOf(delivery, answer);
-    await this.repository.settle(delivery.delivery, this.owner, result);
+    await this.settle(delivery.delivery, result);
     const outcome: WebhookAttemptOutcome = result.kind === "endpoint-gone" ? "endpoint_gone" : result.kind;
     this.metrics.countWebhookAttempt(outcome);
     this.logger.info(
@@ -196,7 +198,6 @@ export class DeliveryWorker {
    */
   private send(delivery: DueDelivery, stopped: AbortSignal): Promise<Answer> {
     const timestamp = Math.floor(Date.now() / 1000);
-    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     return new Promise<Answer>((resolve) => {
       let url: URL;
       try {
@@ -221,22 +222,50 @@ export class DeliveryWorker {
             [WEBHOOK_HEADERS.signature]: signatureHeader(delivery.secrets, delivery.eventId, timestamp, delivery.body),
           },
           // Redirects are never followed: a 3xx is an answer like any other.
-          signal: AbortSignal.any([timeout, stopped]),
         },
         (response: IncomingMessage) => {
           // The answer's body is not read: only its status says anything.
           response.resume();
           const retryAfter = response.headers["retry-after"];
-          resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+          answer({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
         },
       );
-      request.on("error", (error: Error) =>
-        resolve({
-          error: timeout.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String(error.message),
-        }),
-      );
+      // The time limit is a plain timer that destroys the request, rather than an AbortSignal
+      // combined with the shutdown signal: nothing can collect it before it fires.
+      const timeUp = `no answer within ${this.settings.timeoutMs} ms`;
+      const timer = setTimeout(() => request.destroy(new Error(timeUp)), this.settings.timeoutMs);
+      const cut = () => request.destroy(new Error("the server is shutting down"));
+      stopped.addEventListener("abort", cut, { once: true });
+      function answer(result: Answer): void {
+        clearTimeout(timer);
+        stopped.removeEventListener("abort", cut);
+        resolve(result);
+      }
+      request.on("error", (error: Error) => answer({ error: error.message }));
       request.end(body);
     });
+  }
+
+  /**
+   * Records a result, trying again for a while when storage fails: an unrecorded result keeps the
+   * delivery leased until the lease runs out (the attempt's timeout plus LEASE_MARGIN_MS), so a
+   * momentary error would otherwise delay the next attempt by half a minute. Recording twice is
+   * harmless: only the lease holder's first record changes the row.
+   */
+  private async settle(delivery: number, result: AttemptResult): Promise<void> {
+    for (let retry = 0; ; retry++) {
+      try {
+        await this.repository.settle(delivery, this.owner, result);
+        return;
+      } catch (error) {
+        if (retry >= SETTLE_RETRIES_MS.length || !this.running) throw error;
+        this.logger.warn(
+          { err: error, delivery, retry: retry + 1 },
+          "could not record a webhook attempt; trying again",
+        );
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRIES_MS[retry]));
+      }
+    }
   }
 
   private resultOf(delivery: DueDelivery, { status, retryAfter, error }: Answer): AttemptResult {
