@@ -3,49 +3,20 @@
 // synchronous=FULL, one transaction per write. Creates, reads, 100-item pages and deletes.
 import Fastify from "fastify";
 import { announceListening, readBaselineEnv } from "./baseline-env.js";
+import { errorSchema, newPlantSchema, plantSchema, requireBearer, text, type NewPlantBody } from "./fastify-common.js";
 import { openDurablePlants } from "./durable-plants.js";
 
 const { port, dbPath, tokens } = readBaselineEnv();
 const plants = openDurablePlants(dbPath);
 
-const text = (maxLength: number) => ({ type: "string", minLength: 1, maxLength }) as const;
-const plantSchema = {
-  type: "object",
-  properties: { name: text(256), tag: text(64) },
-  required: ["name"],
-} as const;
-const errorSchema = {
-  type: "object",
-  properties: { error: { type: "integer" }, message: { type: "string" } },
-  required: ["error", "message"],
-} as const;
-
-interface NewPlantBody {
-  id: number;
-  name: string;
-  tag?: string;
-}
-
 const app = Fastify();
-
-// The bearer check runs before the body is read.
-app.addHook("onRequest", async (req, reply) => {
-  const header = req.headers.authorization ?? "";
-  if (!header.startsWith("Bearer ") || !tokens.has(header.slice("Bearer ".length))) {
-    return reply.code(401).send({ error: 40102, message: "invalid bearer token" });
-  }
-});
+requireBearer(app, tokens);
 
 app.post<{ Body: NewPlantBody }>(
   "/plants",
   {
     schema: {
-      body: {
-        type: "object",
-        properties: { id: { type: "integer" }, name: text(256), tag: text(64) },
-        required: ["id", "name"],
-        additionalProperties: false,
-      },
+      body: newPlantSchema,
       response: { 200: plantSchema, 401: errorSchema, 409: errorSchema },
     },
   },

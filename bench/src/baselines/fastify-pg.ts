@@ -4,45 +4,22 @@
 import Fastify from "fastify";
 import pg from "pg";
 import { announceListening, readBaselineEnv } from "./baseline-env.js";
+import { errorSchema, newPlantSchema, plantSchema, requireBearer, type NewPlantBody } from "./fastify-common.js";
 
 const { port, tokens } = readBaselineEnv();
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 await pool.query("CREATE TABLE IF NOT EXISTS plants (id BIGINT PRIMARY KEY, name TEXT NOT NULL, tag TEXT)");
 
-const text = (maxLength: number) => ({ type: "string", minLength: 1, maxLength }) as const;
-const errorSchema = {
-  type: "object",
-  properties: { error: { type: "integer" }, message: { type: "string" } },
-  required: ["error", "message"],
-} as const;
-
 const app = Fastify();
-
-app.addHook("onRequest", async (req, reply) => {
-  const header = req.headers.authorization ?? "";
-  if (!header.startsWith("Bearer ") || !tokens.has(header.slice("Bearer ".length))) {
-    return reply.code(401).send({ error: 40102, message: "invalid bearer token" });
-  }
-});
-
-interface NewPlantBody {
-  id: number;
-  name: string;
-  tag?: string;
-}
+requireBearer(app, tokens);
 
 app.post<{ Body: NewPlantBody }>(
   "/plants",
   {
     schema: {
-      body: {
-        type: "object",
-        properties: { id: { type: "integer" }, name: text(256), tag: text(64) },
-        required: ["id", "name"],
-        additionalProperties: false,
-      },
+      body: newPlantSchema,
       response: {
-        200: { type: "object", properties: { name: text(256), tag: text(64) }, required: ["name"] },
+        200: plantSchema,
         409: errorSchema,
       },
     },
