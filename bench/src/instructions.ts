@@ -16,9 +16,16 @@ import { parseArgs } from "node:util";
 import { execFileSync } from "node:child_process";
 import { cliArguments } from "./cli-arguments.js";
 import { resultsDir, serverMain } from "./paths.js";
+import { startWebhookReceiver } from "./bench-services.js";
 import { freePort, waitForPort } from "./processes.js";
+import { BENCH_WEBHOOK_SECRET, RATE_LIMIT_TOO_HIGH_TO_REFUSE } from "./targets.js";
 
-const SCENARIOS = ["create", "replay", "get", "list", "unauth"] as const;
+/**
+ * `create-ratelimited` and `create-webhooks` are creates with a rate limit too high to refuse, and
+ * with one webhook endpoint (a receiver in this process; its deliveries are counted with their
+ * creates): each against `create`, the cost of the feature per request.
+ */
+const SCENARIOS = ["create", "create-ratelimited", "create-webhooks", "replay", "get", "list", "unauth"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function send(agent: Agent, port: number, method: string, path: string, token: string, body?: string): Promise<number> {
@@ -39,6 +46,8 @@ function nth(scenario: Scenario, n: number): { method: string; path: string; bod
   const plant = (id: number) => `{"id":${id},"name":"Monstera deliciosa","tag":"indoor"}`;
   switch (scenario) {
     case "create":
+    case "create-ratelimited":
+    case "create-webhooks":
     case "unauth":
       return { method: "POST", path: "/plants", body: plant(1_000_000 + n) };
     case "replay":
@@ -55,6 +64,7 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
   const port = await freePort();
   const token = `instr-${randomBytes(8).toString("hex")}`;
   const out = join(workDir, `${scenario}-${count}.out`);
+  const receiver = scenario === "create-webhooks" ? await startWebhookReceiver() : undefined;
   const child = spawn(
     "valgrind",
     ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--single-threaded", serverMain],
@@ -66,13 +76,18 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
         DATABASE_URL: `sqlite:${join(workDir, `${scenario}-${count}.db`)}`,
         PLANTSTORE_TOKENS: token,
         LOG_LEVEL: "info",
+        ...(scenario === "create-ratelimited" ? { PLANTSTORE_RATE_LIMIT: RATE_LIMIT_TOO_HIGH_TO_REFUSE } : {}),
+        ...(receiver === undefined
+          ? {}
+          : { PLANTSTORE_WEBHOOK_URLS: receiver.url, PLANTSTORE_WEBHOOK_SECRET: BENCH_WEBHOOK_SECRET }),
       },
       stdio: "ignore",
     },
   );
   await waitForPort(port, child, 300_000);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  for (let n = 0; n < 100; n++) await send(agent, port, "POST", "/plants", token, nth("replay", n).body);
+  const poolSize = 100; // the plants replays and reads find
+  for (let n = 0; n < poolSize; n++) await send(agent, port, "POST", "/plants", token, nth("replay", n).body);
   const expected = scenario === "unauth" ? 401 : 200;
   for (let n = 0; n < count; n++) {
     const { method, path, body } = nth(scenario, n);
@@ -80,9 +95,18 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
     if (status !== expected) throw new Error(`${scenario} request ${n} got ${status}, expected ${expected}`);
   }
   agent.destroy();
+  // Every create's delivery is part of its cost: wait until the receiver has them all.
+  if (receiver !== undefined) {
+    const deadline = Date.now() + 600_000;
+    while (receiver.received() < poolSize + count) {
+      if (Date.now() > deadline) throw new Error(`${receiver.received()} of ${poolSize + count} deliveries arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
   await exited;
+  await receiver?.close();
   // One file per thread (the SQLite writer thread too): add them all up.
   return readdirSync(workDir)
     .filter((file) => file.startsWith(`${scenario}-${count}.out`))

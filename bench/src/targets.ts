@@ -6,6 +6,7 @@ export type TargetName =
   | "plantstore-webhooks"
   | "plantstore-ratelimited"
   | "plantstore-pg"
+  | "plantstore-10m"
   | "bare"
   | "express-floor"
   | "naive"
@@ -24,6 +25,8 @@ export interface TargetSpec {
   needsPostgres?: boolean;
   /** Sends webhook events (the bench runs a receiver that answers 204). */
   needsWebhookReceiver?: boolean;
+  /** Starts on a store already holding `largeStorePlants` plants (see large-store.ts). */
+  largeStore?: boolean;
   env(options: TargetEnvOptions): NodeJS.ProcessEnv;
 }
 
@@ -56,7 +59,10 @@ function plantStoreEnv({ port, token }: TargetEnvOptions, databaseUrl: string): 
 }
 
 /** A webhook secret for the bench (a fixed one: nothing here is secret). */
-const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
+/** A limit no bench run reaches: every request pays for the limiter and its headers, none is refused. */
+export const RATE_LIMIT_TOO_HIGH_TO_REFUSE = "999999999/1s";
+
+export const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 
 export const targetSpecs: readonly TargetSpec[] = [
   {
@@ -89,8 +95,17 @@ export const targetSpecs: readonly TargetSpec[] = [
     checksToken: true,
     env: (options) => ({
       ...plantStoreEnv(options, `sqlite:${options.dbPath}`),
-      PLANTSTORE_RATE_LIMIT: "999999999/1s",
+      PLANTSTORE_RATE_LIMIT: RATE_LIMIT_TOO_HIGH_TO_REFUSE,
     }),
+  },
+  {
+    name: "plantstore-10m",
+    description: "plantstore on a SQLite file that already holds 10 million plants",
+    script: serverMain,
+    scenarios: ["create", "list", "list-deep"],
+    checksToken: true,
+    largeStore: true,
+    env: (options) => plantStoreEnv(options, `sqlite:${options.dbPath}`),
   },
   {
     name: "plantstore-pg",
