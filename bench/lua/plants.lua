@@ -6,6 +6,7 @@
 --       unauth   every request a new id, with a wrong bearer token: 401s
 --       get      GET /plants/<pool id>: 200s
 --       list     GET /plants?limit=100: the first 100-plant page (the pool is at least that big): 200s
+--       list-deep GET /plants?limit=100&after=<id-base>: a page after the id given as id-base: 200s
 --       delete   a new plant, then its delete: 200 and 204 in equal shares. Run it with one connection per
 --                thread (wrk -tN -cN): a thread's requests then go out one after the other on its own
 --                connection, so each delete follows the answer to its create.
@@ -22,7 +23,7 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local mode, first_id, pool_size, headers, bodyless
+local mode, id_base, first_id, pool_size, headers, bodyless
 -- delete mode: the id of the create in flight, and the id its 200 made deletable.
 local last_post, pending_delete
 local sent = 0
@@ -34,7 +35,8 @@ local OTHER_NAME = '"name":"Ficus lyrata","tag":"indoor"}'
 function init(args)
   mode = args[1]
   local token = args[2]
-  first_id = tonumber(args[3]) + thread_index * 2 ^ 30
+  id_base = tonumber(args[3])
+  first_id = id_base + thread_index * 2 ^ 30
   pool_size = tonumber(args[4])
   if mode == "unauth" then token = "wrong-" .. token end
   headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token }
@@ -56,6 +58,8 @@ function request()
     return wrk.format("GET", "/plants/" .. pool_id(sent), bodyless)
   elseif mode == "list" then
     return wrk.format("GET", "/plants?limit=100", bodyless)
+  elseif mode == "list-deep" then
+    return wrk.format("GET", "/plants?limit=100&after=" .. string.format("%.0f", id_base), bodyless)
   elseif mode == "delete" then
     -- The plant the last answered create made is deleted next; otherwise a new plant is created.
     if pending_delete ~= nil then

@@ -19,6 +19,7 @@ const settings: BenchSettings = {
   connections: 4,
   wrkThreads: 1,
   poolSize: 10,
+  largeStorePlants: 1000,
   pinned: false,
 };
 

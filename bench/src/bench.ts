@@ -2,9 +2,10 @@ import { randomBytes } from "node:crypto";
 import type { BenchResults, BenchSettings, CellResult, RoundResult } from "./results.js";
 import { currentLoadAverage, describeMachine } from "./machine.js";
 import { checkRefusesWrongToken, precreatePool } from "./probe.js";
-import { checkStatuses, POOL_SCENARIOS, type ScenarioName } from "./scenarios.js";
+import { fillLargeStore } from "./large-store.js";
+import { checkStatuses, listDeepAfter, POOL_SCENARIOS, type ScenarioName } from "./scenarios.js";
 import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
-import { startTarget, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
+import { startTarget, targetDatabasePath, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
 import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
 import { cpuTimeMs, stopProcess } from "./processes.js";
@@ -75,13 +76,23 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
       const database = spec.needsPostgres ? await createBenchDatabase() : undefined;
       if (database !== undefined) databases.push(database);
       if (spec.needsWebhookReceiver) receiver ??= await startWebhookReceiver();
-      const target = await startTarget(spec, {
+      const options = {
         workDir: plan.workDir,
         token,
         cpu: cpu(SERVER_CPU),
         postgresUrl: database?.url,
         webhookUrl: receiver?.url,
-      });
+      };
+      if (spec.largeStore) {
+        // The server makes its schema; the plants go in while it is stopped, then it starts on them.
+        await stopProcess((await startTarget(spec, options)).child, 5000);
+        const started = performance.now();
+        fillLargeStore(targetDatabasePath(spec, plan.workDir), settings.largeStorePlants);
+        log(
+          `  filled ${spec.name} with ${settings.largeStorePlants.toLocaleString("en")} plants in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+        );
+      }
+      const target = await startTarget(spec, options);
       running.push(target);
       try {
         if (spec.checksToken) await checkRefusesWrongToken(target.url, token);
@@ -102,7 +113,8 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         url: target.url,
         scenario,
         token,
-        idBase: ++runIndex * ID_STRIDE,
+        // list-deep pages after the id given as its base.
+        idBase: scenario === "list-deep" ? listDeepAfter(settings.largeStorePlants) : ++runIndex * ID_STRIDE,
         poolSize: settings.poolSize,
         connections: settings.connections,
         // A delete must follow the answer to its create: one connection per wrk thread (see plants.lua).

@@ -53,6 +53,8 @@ export interface BenchSettings {
   connections: number;
   wrkThreads: number;
   poolSize: number;
+  /** Plants a large-store target holds before its load (10 million; fewer in a smoke run). */
+  largeStorePlants: number;
   pinned: boolean;
 }
 

@@ -10,14 +10,15 @@ import { renderMarkdown } from "./markdown.js";
 import { resultsDir, scratchDir } from "./paths.js";
 import { installChildCleanup } from "./processes.js";
 import type { BenchSettings } from "./results.js";
-import { scenarios, type ScenarioName } from "./scenarios.js";
+import { LARGE_STORE_PLANTS, scenarios, type ScenarioName } from "./scenarios.js";
 import { targetSpecs } from "./targets.js";
 import { assertWrkInstalled } from "./wrk.js";
 import { BENCH_POSTGRES_URL, postgresAvailable } from "./bench-services.js";
 import { execFileSync } from "node:child_process";
 
 const usage = `Usage: node dist/run.js [--smoke] [--rounds N] [--duration SECONDS] [--warmup SECONDS]
-       [--connections N] [--threads N] [--targets a,b] [--scenarios create,replay,conflict,unauth,get,list,delete] [--keep-temp]`;
+       [--connections N] [--threads N] [--targets a,b] [--scenarios create,replay,conflict,unauth,get,list,list-deep,delete]
+       [--large-store PLANTS] [--keep-temp]`;
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -56,6 +57,7 @@ async function main(): Promise<number> {
       targets: { type: "string" },
       scenarios: { type: "string" },
       "keep-temp": { type: "boolean", default: false },
+      "large-store": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -76,6 +78,7 @@ async function main(): Promise<number> {
     connections: positiveInteger("connections", values.connections, 50),
     wrkThreads: positiveInteger("threads", values.threads, 1),
     poolSize: smoke ? 200 : 1000,
+    largeStorePlants: positiveInteger("large-store", values["large-store"], smoke ? 10_000 : LARGE_STORE_PLANTS),
     pinned,
   };
   if (settings.rounds < 1 || settings.durationSeconds < 1)

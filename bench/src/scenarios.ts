@@ -1,5 +1,14 @@
 /** The load each wrk run sends; the names are the Lua script's modes. */
-export type ScenarioName = "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "delete";
+export type ScenarioName = "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "list-deep" | "delete";
+
+/**
+ * The plants a large-store target holds before it starts: ids LARGE_STORE_FIRST_ID and up, far
+ * above every id a wrk run creates and below 2^53 (Lua's doubles hold them exactly). `list-deep`
+ * pages after the id nine tenths of the way in.
+ */
+export const LARGE_STORE_FIRST_ID = 2 ** 50;
+export const LARGE_STORE_PLANTS = 10_000_000;
+export const listDeepAfter = (plants: number) => LARGE_STORE_FIRST_ID + Math.floor(plants * 0.9);
 
 export interface Scenario {
   name: ScenarioName;
@@ -13,6 +22,10 @@ export const scenarios: readonly Scenario[] = [
   { name: "unauth", description: "401s: a valid create with an unknown bearer token" },
   { name: "get", description: "GET /plants/{id} of pre-created plants" },
   { name: "list", description: "GET /plants?limit=100: a first page of 100 plants" },
+  {
+    name: "list-deep",
+    description: "GET /plants?limit=100&after=<an id nine tenths into a large store>: a page deep in 10 million plants",
+  },
   {
     name: "delete",
     description: "a create, then the delete of that plant (one connection per wrk thread): 50 % 200, 50 % 204",

@@ -87,6 +87,18 @@ const THROUGHPUT_GOALS: ReadonlyArray<{
     required: 1,
   },
   {
+    goal: "creates/s with 10 million plants stored vs an empty store",
+    ours: ["plantstore-10m", "create"],
+    theirs: ["plantstore", "create"],
+    required: 0.8,
+  },
+  {
+    goal: "100-item page deep in 10 million plants vs the first page",
+    ours: ["plantstore-10m", "list-deep"],
+    theirs: ["plantstore-10m", "list"],
+    required: 0.9,
+  },
+  {
     goal: "401s/s vs fastify-durable's 401s",
     ours: ["plantstore", "unauth"],
     theirs: ["fastify-durable", "unauth"],

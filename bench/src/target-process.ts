@@ -33,7 +33,12 @@ function logTail(logFile: string): string {
   }
 }
 
-/** Start a target on a free port with a fresh database file; resolve once it accepts connections. */
+/** The SQLite file (or baseline's database file) a target runs on. */
+export function targetDatabasePath(spec: TargetSpec, workDir: string): string {
+  return join(workDir, `${spec.name}.db`);
+}
+
+/** Start a target on a free port with its database file; resolve once it accepts connections. */
 export async function startTarget(spec: TargetSpec, options: StartOptions): Promise<RunningTarget> {
   if (!existsSync(spec.script)) {
     throw new Error(
@@ -41,7 +46,7 @@ export async function startTarget(spec: TargetSpec, options: StartOptions): Prom
     );
   }
   const port = await freePort();
-  const dbPath = join(options.workDir, `${spec.name}.db`);
+  const dbPath = targetDatabasePath(spec, options.workDir);
   const logFile = join(options.workDir, `${spec.name}.log`);
   const nodeCommand = [process.execPath, ...(options.nodeArgs ?? []), spec.script];
   const [command, ...args] =
