@@ -118,13 +118,16 @@ export class DeliveryWorker {
       let pause = POLL_MS;
       this.poked = false;
       try {
-        const claimed = await this.claimDue();
+        // A read first: an idle instance (or one whose endpoints are all waiting for retries) makes
+        // no write transaction per poll, only this.
+        const wait = await this.repository.msUntilNextDue();
+        const claimed = wait !== undefined && wait <= 0 ? await this.claimDue() : 0;
         if (claimed > 0) {
           pause = 0; // there may be more due
         } else {
-          // Due but not claimable now (every slot of its endpoint busy, or another instance claiming
-          // it): a finished attempt pokes the worker; otherwise sleep until the next is due.
-          const wait = await this.repository.msUntilNextDue();
+          // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
+          // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the
+          // next is due.
           pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
         }
         await this.pruneNowAndThen();
