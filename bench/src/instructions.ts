@@ -59,21 +59,36 @@ function nth(scenario: Scenario, n: number): { method: string; path: string; bod
   }
 }
 
+let runs = 0;
+
 /** Instructions the server executed, from start to exit, answering `count` requests of `scenario`. */
 async function countInstructions(scenario: Scenario, count: number, workDir: string): Promise<number> {
   const port = await freePort();
   const token = `instr-${randomBytes(8).toString("hex")}`;
-  const out = join(workDir, `${scenario}-${count}.out`);
+  // Every count gets its own files: a scenario named twice (to see how repeatable the count is) must
+  // not find the first one's database (its creates would be replays) or output.
+  const name = `${++runs}-${scenario}-${count}`;
+  const out = join(workDir, `${name}.out`);
   const receiver = scenario === "create-webhooks" ? await startWebhookReceiver() : undefined;
   const child = spawn(
     "valgrind",
-    ["--tool=callgrind", `--callgrind-out-file=${out}`, process.execPath, "--single-threaded", serverMain],
+    [
+      "--tool=callgrind",
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      // One thread for V8's own work, and fixed seeds for its hash tables and Math.random: the same
+      // work for the same requests, run after run.
+      "--single-threaded",
+      "--hash-seed=1",
+      "--random-seed=1",
+      serverMain,
+    ],
     {
       env: {
         PATH: process.env.PATH,
         PORT: String(port),
         HOST: "127.0.0.1",
-        DATABASE_URL: `sqlite:${join(workDir, `${scenario}-${count}.db`)}`,
+        DATABASE_URL: `sqlite:${join(workDir, `${name}.db`)}`,
         PLANTSTORE_TOKENS: token,
         LOG_LEVEL: "info",
         ...(scenario === "create-ratelimited" ? { PLANTSTORE_RATE_LIMIT: RATE_LIMIT_TOO_HIGH_TO_REFUSE } : {}),
@@ -109,7 +124,7 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
   await receiver?.close();
   // One file per thread (the SQLite writer thread too): add them all up.
   return readdirSync(workDir)
-    .filter((file) => file.startsWith(`${scenario}-${count}.out`))
+    .filter((file) => file.startsWith(`${name}.out`))
     .reduce((sum, file) => {
       const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(workDir, file), "utf8"))?.[1];
       return sum + Number(totals ?? 0);
