@@ -114,27 +114,31 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
+    let poked = true; // look at once on start
     while (this.running) {
       let pause = POLL_MS;
       this.poked = false;
       try {
-        // A read first: an idle instance (or one whose endpoints are all waiting for retries) makes
-        // no write transaction per poll, only this.
-        const wait = await this.repository.msUntilNextDue();
-        const claimed = wait !== undefined && wait <= 0 ? await this.claimDue() : 0;
+        // Poked (deliveries were committed, or a slot came free), claim at once; on a timed poll,
+        // read first whether anything is due, so that an idle instance (or one whose endpoints all
+        // wait for retries) makes no write transaction per poll.
+        const due = poked || ((await this.repository.msUntilNextDue()) ?? 1) <= 0;
+        const claimed = due ? await this.claimDue() : 0;
         if (claimed > 0) {
           pause = 0; // there may be more due
         } else {
           // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
           // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the
           // next is due.
+          const wait = await this.repository.msUntilNextDue();
           pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
         }
         await this.pruneNowAndThen();
       } catch (error) {
         this.logger.warn({ err: error }, "webhook deliveries: could not reach storage; trying again");
       }
-      if (pause > 0 && this.running && !this.poked) await this.sleep(pause);
+      poked = this.poked;
+      if (pause > 0 && this.running && !poked) poked = await this.sleep(pause);
     }
   }
 
@@ -293,14 +297,16 @@ export class DeliveryWorker {
     if (pruned > 0) this.logger.info({ pruned }, "pruned delivered webhook events");
   }
 
-  private sleep(ms: number): Promise<void> {
+  /** Sleeps up to `ms`; true when a poke ended the sleep. */
+  private sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(() => done(false), ms);
+      const done = (poked: boolean) => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
+        this.wake = undefined;
+        resolve(poked);
+      };
+      this.wake = () => done(true);
     });
   }
 }

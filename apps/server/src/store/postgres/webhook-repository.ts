@@ -140,8 +140,10 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   oldestPendingAgeSeconds(): Promise<number> {
     return this.db.run("oldest pending webhook", async (pool) => {
       const result = await pool.query<{ age: bigint | null }>(
-        `SELECT ${NOW_MS} - min(e.created_at) AS age FROM webhook_deliveries d
-         JOIN webhook_events e ON e.id = d.event WHERE d.state = 'pending'`,
+        // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept
+        // for the retention period, are most of the table).
+        `SELECT ${NOW_MS} - min((SELECT min(e.created_at) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
+                                 WHERE d.endpoint = p.id AND d.state = 'pending')) AS age FROM webhook_endpoints p`,
       );
       const age = result.rows[0]?.age;
       return age == null ? 0 : Math.max(0, Number(age) / 1000);

@@ -35,9 +35,11 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     this.nextLeaseEnd = db.prepare(
       "SELECT min(max(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE lease_until IS NOT NULL AND state = 'pending'",
     );
+    // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept for
+    // the retention period, are most of the table).
     this.oldestPending = db.prepare(
-      `SELECT min(e.created_at) AS created FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
-       WHERE d.state = 'pending'`,
+      `SELECT min((SELECT min(e.created_at) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
+                   WHERE d.endpoint = p.id AND d.state = 'pending')) AS created FROM webhook_endpoints p`,
     );
     this.endpoints = db.prepare(
       "SELECT id, url, events, source, created_at, disabled_at, disabled_reason FROM webhook_endpoints ORDER BY id",
