@@ -2,6 +2,8 @@
 export interface SoakMinute {
   minute: number;
   reqPerSec: number;
+  /** The server's CPU time (every thread) per answered request, µs: flat when the server is, however busy the machine. */
+  cpuUsPerRequest: number | undefined;
   /** The server's largest RSS sampled in that minute, MiB. */
   rssMiB: number;
   /** The event loop's delay p99 over that minute, ms (from the server's /metrics). */
@@ -31,7 +33,9 @@ const median = (values: readonly number[]) => {
 /**
  * The soak's targets: no unexpected status and no socket error at all; RSS at the end within 10 % of
  * minute 2's; throughput flat: every minute from the second on within ±15 % of those minutes' median
- * (the first minute warms up: JIT, page cache, the heap finding its size). The last two need 3 minutes.
+ * (the first minute warms up: JIT, page cache, the heap finding its size); the server's CPU per request
+ * the same way, which tells a server that slows down from a machine that other work shares. The last
+ * three need 3 minutes.
  */
 export function judgeSoak(minutes: readonly SoakMinute[]): SoakVerdict[] {
   const unexpected = minutes.reduce(
@@ -56,22 +60,35 @@ export function judgeSoak(minutes: readonly SoakMinute[]): SoakVerdict[] {
     measured: `${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)} % (${second.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB)`,
     met: growth <= RSS_GROWTH_MAX,
   });
-  const steady = minutes.slice(1).map((minute) => minute.reqPerSec);
-  const middle = median(steady);
-  const worst = Math.max(...steady.map((value) => Math.abs(value / middle - 1)));
-  verdicts.push({
-    target: "throughput, minutes 2 on, vs their median",
-    required: `within ±${THROUGHPUT_BAND * 100} %`,
-    measured: `±${(worst * 100).toFixed(1)} % (median ${Math.round(middle).toLocaleString("en")} req/s)`,
-    met: worst <= THROUGHPUT_BAND,
-  });
+  verdicts.push(
+    flatness(
+      "throughput, minutes 2 on, vs their median",
+      minutes.slice(1).map((minute) => minute.reqPerSec),
+      "req/s",
+    ),
+  );
+  const cpu = minutes.slice(1).map((minute) => minute.cpuUsPerRequest);
+  if (cpu.every((value) => value !== undefined))
+    verdicts.push(flatness("server CPU per request, minutes 2 on, vs their median", cpu, "µs"));
   return verdicts;
+}
+
+/** Every value within ±THROUGHPUT_BAND of the values' median. */
+function flatness(target: string, values: readonly number[], unit: string): SoakVerdict {
+  const middle = median(values);
+  const worst = Math.max(...values.map((value) => Math.abs(value / middle - 1)));
+  return {
+    target,
+    required: `within ±${THROUGHPUT_BAND * 100} %`,
+    measured: `±${(worst * 100).toFixed(1)} % (median ${Math.round(middle).toLocaleString("en")} ${unit})`,
+    met: worst <= THROUGHPUT_BAND,
+  };
 }
 
 export function renderSoak(minutes: readonly SoakMinute[], verdicts: readonly SoakVerdict[], header: string): string {
   const rows = minutes.map(
     (m) =>
-      `| ${m.minute} | ${Math.round(m.reqPerSec).toLocaleString("en")} | ${m.p99Ms.toFixed(2)} | ${m.rssMiB.toFixed(1)} | ${m.eventLoopP99Ms?.toFixed(1) ?? "?"} | ${
+      `| ${m.minute} | ${Math.round(m.reqPerSec).toLocaleString("en")} | ${m.cpuUsPerRequest?.toFixed(0) ?? "?"} | ${m.p99Ms.toFixed(2)} | ${m.rssMiB.toFixed(1)} | ${m.eventLoopP99Ms?.toFixed(1) ?? "?"} | ${
         Object.entries(m.unexpected)
           .map(([key, count]) => `${count}× ${key}`)
           .join(", ") || "none"
@@ -82,8 +99,8 @@ export function renderSoak(minutes: readonly SoakMinute[], verdicts: readonly So
     "",
     header,
     "",
-    "| minute | req/s | p99 ms | RSS MiB (max) | event-loop delay p99 ms | unexpected statuses |",
-    "|---:|---:|---:|---:|---:|---|",
+    "| minute | req/s | server CPU µs/req | p99 ms | RSS MiB (max) | event-loop delay p99 ms | unexpected statuses |",
+    "|---:|---:|---:|---:|---:|---:|---|",
     ...rows,
     "",
     "| target | required | measured | |",

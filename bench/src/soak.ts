@@ -1,6 +1,6 @@
 // `pnpm soak [--minutes N]`: Plant Store as users run it under a mixed load (creates, replays,
 // conflicts, gets, list pages, deletes, 401s) for N minutes (default 10), one wrk run per minute.
-// Reports per minute: throughput, p99, the server's RSS (sampled every 2 s, the minute's largest) and
+// Reports per minute: throughput, the server's CPU time per request, p99, the server's RSS (sampled every 2 s, the minute's largest) and
 // its event-loop delay p99 (from /metrics), and every answer whose status was unexpected. Writes
 // results/soak.{md,json}; exits 1 when a target is missed.
 import { randomBytes } from "node:crypto";
@@ -13,7 +13,7 @@ import { cliArguments } from "./cli-arguments.js";
 import { describeMachine } from "./machine.js";
 import { resultsDir } from "./paths.js";
 import { precreatePool } from "./probe.js";
-import { installChildCleanup, runToCompletion, stopProcess } from "./processes.js";
+import { cpuTimeMs, installChildCleanup, runToCompletion, stopProcess } from "./processes.js";
 import { judgeSoak, renderSoak, type SoakMinute } from "./soak-judge.js";
 import { startTarget } from "./target-process.js";
 import { targetSpecs } from "./targets.js";
@@ -90,6 +90,7 @@ async function main(): Promise<number> {
         String(segment * 2 ** 36),
         String(POOL_SIZE),
       ];
+      const cpuBefore = cpuTimeMs(target.pid);
       const stdout = await runToCompletion(
         "taskset",
         ["-c", "1", "wrk", ...args],
@@ -98,11 +99,16 @@ async function main(): Promise<number> {
       const line = /^SOAK_RESULT (.*)$/m.exec(stdout)?.[1];
       if (line === undefined) throw new Error(`wrk printed no SOAK_RESULT:\n${stdout}`);
       const result = JSON.parse(line) as SoakResult;
+      const cpuAfter = cpuTimeMs(target.pid);
       if (target.child.exitCode !== null)
         throw new Error(`the server exited during minute ${segment}; see ${target.logFile}`);
       const row: SoakMinute = {
         minute: segment,
         reqPerSec: result.requests / (result.durationUs / 1e6),
+        cpuUsPerRequest:
+          cpuBefore === undefined || cpuAfter === undefined || result.requests === 0
+            ? undefined
+            : ((cpuAfter - cpuBefore) * 1000) / result.requests,
         rssMiB: Math.max(maxRss, rssMiB(target.pid) ?? 0),
         eventLoopP99Ms: await eventLoopP99Ms(target.url, token),
         p99Ms: result.p99Us / 1000,
@@ -111,7 +117,7 @@ async function main(): Promise<number> {
       };
       rows.push(row);
       console.log(
-        `minute ${segment}: ${Math.round(row.reqPerSec)} req/s, p99 ${row.p99Ms.toFixed(2)} ms, RSS ${row.rssMiB.toFixed(1)} MiB, event-loop p99 ${row.eventLoopP99Ms?.toFixed(1) ?? "?"} ms, unexpected ${JSON.stringify(row.unexpected)}, mix ${JSON.stringify(result.counts)}`,
+        `minute ${segment}: ${Math.round(row.reqPerSec)} req/s, CPU ${row.cpuUsPerRequest?.toFixed(0) ?? "?"} µs/req, p99 ${row.p99Ms.toFixed(2)} ms, RSS ${row.rssMiB.toFixed(1)} MiB, event-loop p99 ${row.eventLoopP99Ms?.toFixed(1) ?? "?"} ms, unexpected ${JSON.stringify(row.unexpected)}, mix ${JSON.stringify(result.counts)}`,
       );
     }
   } finally {
