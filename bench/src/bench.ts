@@ -8,7 +8,7 @@ import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 import { startTarget, targetDatabasePath, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
 import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
-import { cpuTimeMs, stopProcess } from "./processes.js";
+import { cpuTimeMs, cpuUsPerRequest, startCpuMeter, stopProcess } from "./processes.js";
 import {
   createBenchDatabase,
   startWebhookReceiver,
@@ -31,7 +31,7 @@ const ID_STRIDE = 2 ** 36;
 
 function toRound(result: WrkResult, cpuMs: number | undefined): RoundResult {
   return {
-    cpuUsPerRequest: cpuMs === undefined || result.requests === 0 ? undefined : (cpuMs * 1000) / result.requests,
+    cpuUsPerRequest: cpuUsPerRequest(cpuMs, result.requests),
     cpuShare: cpuMs === undefined || result.durationUs === 0 ? undefined : (cpuMs * 1000) / result.durationUs,
     reqPerSec: requestsPerSecond(result),
     p50Ms: result.p50Us / 1000,
@@ -66,7 +66,7 @@ async function drained(receiver: WebhookReceiver, expected: number, log: (line: 
  */
 async function quiet(pid: number): Promise<void> {
   const deadline = Date.now() + 10_000;
-  for (let before = cpuTimeMs(pid); Date.now() < deadline; ) {
+  for (let before = cpuTimeMs(pid); Date.now() < deadline;) {
     await new Promise((resolve) => setTimeout(resolve, 250));
     const now = cpuTimeMs(pid);
     if (before === undefined || now === undefined || now - before < 5) return;
@@ -131,7 +131,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     );
     if (cells.length === 0) throw new Error("none of the chosen targets runs any of the chosen scenarios");
     const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
-      const cpuBefore = cpuTimeMs(target.pid);
+      const cpuUsed = startCpuMeter(target.pid);
       const result = await runWrk({
         url: target.url,
         scenario,
@@ -145,17 +145,14 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         durationSeconds: seconds,
         cpu: cpu(WRK_CPU),
       });
-      const cpuAfter = cpuTimeMs(target.pid);
+      const cpuMs = cpuUsed();
       // Deliveries still queued would go on using the server's core during the next cell's load.
       if (target.spec.needsWebhookReceiver && receiver !== undefined) {
         acknowledgedCreates += scenario === "create" ? (result.statuses["200"] ?? 0) : 0;
         await drained(receiver, acknowledgedCreates, log);
         await quiet(target.pid);
       }
-      const round = toRound(
-        result,
-        cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
-      );
+      const round = toRound(result, cpuMs);
       const wrong = checkStatuses(scenario, result.statuses);
       if (wrong !== undefined) failures.push(`${target.spec.name} ${scenario} (${label}): ${wrong}`);
       if (round.socketErrors > 0)

@@ -129,6 +129,20 @@ export function cpuTimeMs(pid: number): number | undefined {
   }
 }
 
+/** Starts counting a live process's CPU time: the function returned says how many ms it has used since, or undefined. */
+export function startCpuMeter(pid: number): () => number | undefined {
+  const before = cpuTimeMs(pid);
+  return () => {
+    const after = cpuTimeMs(pid);
+    return before === undefined || after === undefined ? undefined : after - before;
+  };
+}
+
+/** Server CPU µs per request over a load, or undefined when the CPU time or the requests are unknown. */
+export function cpuUsPerRequest(cpuMs: number | undefined, requests: number): number | undefined {
+  return cpuMs === undefined || requests === 0 ? undefined : (cpuMs * 1000) / requests;
+}
+
 /** A port that was free a moment ago on 127.0.0.1 (the kernel picks it). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -43,7 +43,7 @@ describe("judgeSoak", () => {
     ]);
   });
 
-  it("tells a server that slows down from a busy machine: CPU per request must stay flat too", () => {
+  it("judges CPU per request on its own: a throughput dip misses only throughput, a CPU rise misses CPU", () => {
     const busyMachine = judgeSoak([
       minute(1, 5000, 100),
       minute(2, 5000, 100, {}, 150),

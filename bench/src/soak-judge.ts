@@ -2,7 +2,10 @@
 export interface SoakMinute {
   minute: number;
   reqPerSec: number;
-  /** The server's CPU time (every thread) per answered request, µs: flat when the server is, however busy the machine. */
+  /**
+   * The server's CPU time (every thread) per answered request, µs. It rises when the server does more
+   * work per request; on a shared virtual machine it also stretches somewhat when neighbours are busy.
+   */
   cpuUsPerRequest: number | undefined;
   /** The server's largest RSS sampled in that minute, MiB. */
   rssMiB: number;
@@ -21,7 +24,7 @@ export interface SoakVerdict {
   met: boolean;
 }
 
-export const THROUGHPUT_BAND = 0.15;
+export const FLAT_BAND = 0.15;
 export const RSS_GROWTH_MAX = 0.1;
 
 const median = (values: readonly number[]) => {
@@ -34,7 +37,7 @@ const median = (values: readonly number[]) => {
  * The soak's targets: no unexpected status and no socket error at all; RSS at the end within 10 % of
  * minute 2's; throughput flat: every minute from the second on within ±15 % of those minutes' median
  * (the first minute warms up: JIT, page cache, the heap finding its size); the server's CPU per request
- * the same way, which tells a server that slows down from a machine that other work shares. The last
+ * the same way, a second view that other work on the machine moves less than throughput. The last
  * three need 3 minutes.
  */
 export function judgeSoak(minutes: readonly SoakMinute[]): SoakVerdict[] {
@@ -73,15 +76,15 @@ export function judgeSoak(minutes: readonly SoakMinute[]): SoakVerdict[] {
   return verdicts;
 }
 
-/** Every value within ±THROUGHPUT_BAND of the values' median. */
+/** Flat: every value within ±FLAT_BAND of the values' median. */
 function flatness(target: string, values: readonly number[], unit: string): SoakVerdict {
   const middle = median(values);
   const worst = Math.max(...values.map((value) => Math.abs(value / middle - 1)));
   return {
     target,
-    required: `within ±${THROUGHPUT_BAND * 100} %`,
+    required: `within ±${FLAT_BAND * 100} %`,
     measured: `±${(worst * 100).toFixed(1)} % (median ${Math.round(middle).toLocaleString("en")} ${unit})`,
-    met: worst <= THROUGHPUT_BAND,
+    met: worst <= FLAT_BAND,
   };
 }
 

@@ -1,7 +1,8 @@
 // `pnpm soak [--minutes N]`: Plant Store as users run it under a mixed load (creates, replays,
 // conflicts, gets, list pages, deletes, 401s) for N minutes (default 10), one wrk run per minute.
-// Reports per minute: throughput, the server's CPU time per request, p99, the server's RSS (sampled every 2 s, the minute's largest) and
-// its event-loop delay p99 (from /metrics), and every answer whose status was unexpected. Writes
+// Reports per minute: throughput, the server's CPU time per request, p99, the server's RSS (sampled
+// every 2 s, the minute's largest) and its event-loop delay p99 (from /metrics), and every answer whose
+// status was unexpected. Writes
 // results/soak.{md,json}; exits 1 when a target is missed.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +14,7 @@ import { cliArguments } from "./cli-arguments.js";
 import { describeMachine } from "./machine.js";
 import { resultsDir } from "./paths.js";
 import { precreatePool } from "./probe.js";
-import { cpuTimeMs, installChildCleanup, runToCompletion, stopProcess } from "./processes.js";
+import { cpuUsPerRequest, installChildCleanup, runToCompletion, startCpuMeter, stopProcess } from "./processes.js";
 import { judgeSoak, renderSoak, type SoakMinute } from "./soak-judge.js";
 import { startTarget } from "./target-process.js";
 import { targetSpecs } from "./targets.js";
@@ -90,7 +91,7 @@ async function main(): Promise<number> {
         String(segment * 2 ** 36),
         String(POOL_SIZE),
       ];
-      const cpuBefore = cpuTimeMs(target.pid);
+      const cpuUsed = startCpuMeter(target.pid);
       const stdout = await runToCompletion(
         "taskset",
         ["-c", "1", "wrk", ...args],
@@ -99,16 +100,13 @@ async function main(): Promise<number> {
       const line = /^SOAK_RESULT (.*)$/m.exec(stdout)?.[1];
       if (line === undefined) throw new Error(`wrk printed no SOAK_RESULT:\n${stdout}`);
       const result = JSON.parse(line) as SoakResult;
-      const cpuAfter = cpuTimeMs(target.pid);
+      const cpuMs = cpuUsed();
       if (target.child.exitCode !== null)
         throw new Error(`the server exited during minute ${segment}; see ${target.logFile}`);
       const row: SoakMinute = {
         minute: segment,
         reqPerSec: result.requests / (result.durationUs / 1e6),
-        cpuUsPerRequest:
-          cpuBefore === undefined || cpuAfter === undefined || result.requests === 0
-            ? undefined
-            : ((cpuAfter - cpuBefore) * 1000) / result.requests,
+        cpuUsPerRequest: cpuUsPerRequest(cpuMs, result.requests),
         rssMiB: Math.max(maxRss, rssMiB(target.pid) ?? 0),
         eventLoopP99Ms: await eventLoopP99Ms(target.url, token),
         p99Ms: result.p99Us / 1000,
