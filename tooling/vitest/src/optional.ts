@@ -99,7 +99,8 @@ export function describeWith<T>(requirement: Availability<T>, name: string, body
       announce(requirement.message);
       // Skipped on purpose: the prerequisite is missing outside CI (announced above in one line); under
       // CI=true it is the "failed" case below instead, so CI never passes without running the suite.
-      describe.skip(name, () => body(undefined as T));
+      // The suite's name carries the reason, so a test report says why it was skipped.
+      describe.skip(`${name} (skipped: ${requirement.message})`, () => body(undefined as T));
       return;
     case "failed":
       describe(name, () => {
