@@ -1,29 +1,26 @@
-import { accessSync, constants, mkdirSync } from "node:fs";
-import { describeWith, onPath, optionalTool } from "@plantstore/vitest-config/optional";
+import { mkdirSync } from "node:fs";
+import { availability, describeWith, findOnPath, isExecutable } from "@plantstore/vitest-config/optional";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
 
-/** Debian's chromium (`apt-get install chromium`), or the browser PLANTSTORE_CHROMIUM names. */
-const CHROMIUM = process.env.PLANTSTORE_CHROMIUM ?? "/usr/bin/chromium";
-const isExecutable = (path: string) => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
-const browserTool = optionalTool({
-  name: "Chromium",
-  isAvailable: () => isExecutable(CHROMIUM) || (process.env.PLANTSTORE_CHROMIUM === undefined && onPath("chromium")),
-  install: "apt-get install chromium",
-});
+/** The browser PLANTSTORE_CHROMIUM names, else `chromium` on PATH (Debian's: `apt-get install chromium`). */
+const named = process.env.PLANTSTORE_CHROMIUM;
+const chromiumPath = named ?? findOnPath("chromium");
+const browserTool = availability(
+  "Chromium",
+  chromiumPath !== undefined && isExecutable(chromiumPath)
+    ? { found: chromiumPath }
+    : {
+        missing: named === undefined ? "Chromium not found" : `PLANTSTORE_CHROMIUM=${named} is not an executable`,
+        hint: "install it with `apt-get install chromium`",
+      },
+);
 
 /** Kept as a build artifact (git-ignored): what the page looked like in the last run. */
 const SCREENSHOT = new URL("../test-results/docs-page.png", import.meta.url);
 
-describeWith(browserTool, "GET /docs in headless Chromium", () => {
+describeWith(browserTool, "GET /docs in headless Chromium", (executablePath) => {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
@@ -33,7 +30,7 @@ describeWith(browserTool, "GET /docs in headless Chromium", () => {
   beforeAll(async () => {
     server = await startTestServer({});
     browser = await chromium.launch({
-      executablePath: isExecutable(CHROMIUM) ? CHROMIUM : "chromium",
+      executablePath,
       // As root (CI containers), Chromium's sandbox cannot start.
       args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
     });

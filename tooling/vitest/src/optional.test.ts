@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { availability, onPath, optionalTool } from "./optional.js";
+import { availability, findOnPath, optionalTool } from "./optional.js";
 import { onceForSkipAnnouncements } from "./skip-announcement.js";
 
 const wrk = { name: "wrk", install: "apt-get install wrk" };
@@ -63,21 +63,21 @@ describe("availability", () => {
   });
 });
 
-describe("onPath", () => {
+describe("findOnPath", () => {
   const directory = mkdtempSync(join(tmpdir(), "vitest-config-onpath-"));
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
   writeFileSync(join(directory, "tool"), "#!/bin/sh\n");
   chmodSync(join(directory, "tool"), 0o755);
   writeFileSync(join(directory, "not-executable"), "");
 
-  it("finds an executable in one of PATH's directories", () => {
-    expect(onPath("tool", ["/nonexistent", directory].join(delimiter))).toBe(true);
+  it("finds an executable in one of PATH's directories and answers its path", () => {
+    expect(findOnPath("tool", ["/nonexistent", directory].join(delimiter))).toBe(join(directory, "tool"));
   });
 
   it("does not take a file that cannot be run, nor an empty PATH", () => {
-    expect(onPath("not-executable", directory)).toBe(false);
-    expect(onPath("tool", "")).toBe(false);
-    expect(onPath("tool", undefined)).toBe(false);
+    expect(findOnPath("not-executable", directory)).toBeUndefined();
+    expect(findOnPath("tool", "")).toBeUndefined();
+    expect(findOnPath("tool", undefined)).toBeUndefined();
   });
 });
 

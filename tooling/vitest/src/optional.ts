@@ -40,7 +40,7 @@ export function availability<T>(name: string, probe: Probe<T>, env: NodeJS.Proce
 export interface OptionalTool {
   /** The program, as the messages name it: "wrk". */
   name: string;
-  /** Whether it can be run here, e.g. `() => onPath("wrk")`. */
+  /** Whether it can be run here, e.g. `() => findOnPath("wrk") !== undefined`. */
   isAvailable: () => boolean;
   /** The command that installs it: "apt-get install wrk". */
   install: string;
@@ -57,19 +57,23 @@ export function optionalTool(tool: OptionalTool, env: NodeJS.ProcessEnv = proces
   );
 }
 
-/** Whether an executable file `command` is in one of PATH's directories (nothing is run). */
-export function onPath(command: string, path: string | undefined = process.env.PATH): boolean {
+/** The first executable file `command` in PATH's directories, or undefined (nothing is run). */
+export function findOnPath(command: string, path: string | undefined = process.env.PATH): string | undefined {
   return (path ?? "")
     .split(delimiter)
     .filter(Boolean)
-    .some((directory) => {
-      try {
-        accessSync(join(directory, command), constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    .map((directory) => join(directory, command))
+    .find(isExecutable);
+}
+
+/** Whether `file` exists and may be run. */
+export function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const announced = new Set<string>();
