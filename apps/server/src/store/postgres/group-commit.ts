@@ -217,13 +217,13 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cre
 
 /** One statement for the batch; undefined for a create whose conflicting row vanished meanwhile. */
 async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<CreateDecision | undefined>> {
-  const now = new Date();
+  const timestamp = new Date().toISOString();
   const result = await pool.query<PlantRow & { created: boolean; deliveries: number }>(CREATE_BATCH_SQL, [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
     plants.map((plant) => plant.tag ?? null),
     plants.map(() => newEventId()),
-    plants.map((plant) => webhookEventBody("plant.created", plant, now)),
+    plants.map((plant) => webhookEventBody("plant.created", plant, timestamp)),
   ]);
   const inserted = new Map<bigint, StoredPlant>();
   const existing = new Map<bigint, StoredPlant>();
@@ -256,7 +256,7 @@ async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cr
 /** Deletes the batch, and writes the events of what it removed, in one transaction. */
 async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<Written<DeleteDecision>> {
   return inTransaction(pool, async (client) => {
-    const now = new Date();
+    const timestamp = new Date().toISOString();
     const result = await client.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
     const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
     let deliveries = 0;
@@ -264,7 +264,7 @@ async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<Written<DeleteDe
       const plants = [...removed.values()];
       const events = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
         plants.map(() => newEventId()),
-        plants.map((plant) => webhookEventBody("plant.deleted", plant, now)),
+        plants.map((plant) => webhookEventBody("plant.deleted", plant, timestamp)),
         "plant.deleted",
       ]);
       deliveries = events.rows[0]?.deliveries ?? 0;

@@ -48,8 +48,26 @@ export class WebhookWrites {
     [number, number, number],
     Pick<ClaimedRow, "event_id" | "type" | "body" | "url" | "secret" | "previous_secret">
   >;
+  /** An attempt's result, for the lease holder only: every attempt records one (the rarer writes prepare as they go). */
+  private readonly finish: Statement<{
+    state: "delivered" | "failed";
+    status: number | null;
+    error: string | null;
+    now: number;
+    delivery: number;
+    owner: string;
+  }>;
+  private readonly reschedule: Statement<{
+    next: number;
+    status: number | null;
+    error: string | null;
+    delivery: number;
+    owner: string;
+  }>;
   /** The endpoints subscribed to each event type, read once per batch. */
   private subscribers: Map<string, number[]> | undefined;
+  /** A batch's events share its time: formatted once (RFC 3339), not once per event. */
+  private timestamp: { ms: number; text: string } | undefined;
 
   constructor(private readonly db: Database) {
     this.activeEndpoints = db.prepare("SELECT id, events FROM webhook_endpoints WHERE disabled_at IS NULL");
@@ -72,6 +90,13 @@ export class WebhookWrites {
       SELECT e.event_id, e.type, e.body, p.url, p.secret,
              CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret
       FROM webhook_events e, webhook_endpoints p WHERE e.id = ? AND p.id = ?`);
+    const mine = "id = :delivery AND lease_owner = :owner AND state = 'pending'";
+    this.finish = db.prepare(`
+      UPDATE webhook_deliveries SET state = :state, lease_until = NULL, lease_owner = NULL,
+        last_status = :status, last_error = :error, finished_at = :now WHERE ${mine}`);
+    this.reschedule = db.prepare(`
+      UPDATE webhook_deliveries SET next_attempt_at = :next, lease_until = NULL, lease_owner = NULL,
+        last_status = :status, last_error = :error WHERE ${mine}`);
   }
 
   /** Called at the start of every batch: endpoints may have changed since the last one. */
@@ -90,7 +115,8 @@ export class WebhookWrites {
     this.subscribers ??= this.readSubscribers();
     const endpoints = this.subscribers.get(type);
     if (endpoints === undefined || endpoints.length === 0) return 0;
-    const event = this.insertEvent.run(newEventId(), type, webhookEventBody(type, plant, new Date(now)), now);
+    if (this.timestamp?.ms !== now) this.timestamp = { ms: now, text: new Date(now).toISOString() };
+    const event = this.insertEvent.run(newEventId(), type, webhookEventBody(type, plant, this.timestamp.text), now);
     for (const endpoint of endpoints) this.insertDelivery.run(event.lastInsertRowid, endpoint, now);
     return endpoints.length;
   }
@@ -161,26 +187,15 @@ export class WebhookWrites {
   }
 
   private settle(delivery: number, owner: string, result: AttemptResult, now: number): void {
-    const mine = "id = :delivery AND lease_owner = :owner AND state = 'pending'";
     const status = "status" in result ? (result.status ?? null) : null;
     const error = "error" in result ? (result.error ?? null) : null;
     switch (result.kind) {
       case "delivered":
       case "failed":
-        this.db
-          .prepare(
-            `UPDATE webhook_deliveries SET state = :state, lease_until = NULL, lease_owner = NULL,
-               last_status = :status, last_error = :error, finished_at = :now WHERE ${mine}`,
-          )
-          .run({ state: result.kind, status, error, now, delivery, owner });
+        this.finish.run({ state: result.kind, status, error, now, delivery, owner });
         return;
       case "retry":
-        this.db
-          .prepare(
-            `UPDATE webhook_deliveries SET next_attempt_at = :next, lease_until = NULL, lease_owner = NULL,
-               last_status = :status, last_error = :error WHERE ${mine}`,
-          )
-          .run({ next: now + result.delayMs, status, error, delivery, owner });
+        this.reschedule.run({ next: now + result.delayMs, status, error, delivery, owner });
         return;
       case "endpoint-gone": {
         const row = this.db

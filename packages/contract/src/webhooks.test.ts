@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { parseExactJson, stringifyExactJson } from "./exact-json.js";
+import type { StoredPlant } from "./plant.js";
+import { WEBHOOK_EVENT_TYPES, WebhookEvent, webhookEventBody } from "./webhooks.js";
+
+const TIMESTAMP = "2026-11-23T21:46:03.123Z";
+
+/** Plants the contract accepts, and values it refuses but JSON must still quote the same way. */
+const validPlants: StoredPlant[] = [
+  { id: 7n, name: "Monstera deliciosa", tag: "indoor" },
+  { id: 9007199254740993n, name: "Fern" },
+  { id: 9223372036854775807n, name: "Φτέρη 🌿 \"the\" \\ one", tag: "ünder glass" },
+];
+const oddPlants: StoredPlant[] = [
+  { id: -9223372036854775808n, name: 'a "quoted" \\ name\nwith a line', tag: "tab\there" },
+  { id: 0n, name: "\u2028 \u0001 \ud800", tag: "" },
+];
+const cases = (plants: StoredPlant[]) =>
+  WEBHOOK_EVENT_TYPES.flatMap((type) => plants.map((plant) => [type, plant] as const));
+
+const dataOf = (plant: StoredPlant) =>
+  plant.tag === undefined ? { id: plant.id, name: plant.name } : { id: plant.id, name: plant.name, tag: plant.tag };
+
+describe("webhookEventBody", () => {
+  it.each(cases([...validPlants, ...oddPlants]))(
+    "%s of %o: the bytes stringifyExactJson writes for { type, timestamp, data }",
+    (type, plant) => {
+      expect(webhookEventBody(type, plant, TIMESTAMP)).toBe(
+        stringifyExactJson({ type, timestamp: TIMESTAMP, data: dataOf(plant) }),
+      );
+    },
+  );
+
+  it.each(cases(validPlants))("%s of %o: reads back as the event, ids exact", (type, plant) => {
+    const body = webhookEventBody(type, plant, TIMESTAMP);
+    expect(WebhookEvent.parse(parseExactJson(body))).toEqual({ type, timestamp: TIMESTAMP, data: dataOf(plant) });
+  });
+});
