@@ -119,26 +119,19 @@ export class DeliveryWorker {
       let pause = POLL_MS;
       this.poked = false;
       try {
-        const free = this.freeSlots();
-        // Every slot busy (as while giving way to requests, or with a slow endpoint): the attempt
-        // that finishes first pokes the worker, so there is nothing to read until then. Each commit
-        // with deliveries pokes it too, and reading when the next is due on each of those pokes
-        // took 1.5 % of a saturated server's CPU.
-        if (free > 0) {
-          // Poked (deliveries were committed, or a slot came free), claim at once; on a timed poll,
-          // read first whether anything is due, so that an idle instance (or one whose endpoints all
-          // wait for retries) makes no write transaction per poll.
-          const due = poked || ((await this.repository.msUntilNextDue()) ?? 1) <= 0;
-          const claimed = due ? await this.claimDue(free) : 0;
-          if (claimed > 0) {
-            pause = 0; // there may be more due
-          } else {
-            // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
-            // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the
-            // next is due.
-            const wait = await this.repository.msUntilNextDue();
-            pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
-          }
+        // Poked (deliveries were committed, or a slot came free), claim at once; on a timed poll,
+        // read first whether anything is due, so that an idle instance (or one whose endpoints all
+        // wait for retries) makes no write transaction per poll.
+        const due = poked || ((await this.repository.msUntilNextDue()) ?? 1) <= 0;
+        const claimed = due ? await this.claimDue() : 0;
+        if (claimed > 0) {
+          pause = 0; // there may be more due
+        } else {
+          // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
+          // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the
+          // next is due.
+          const wait = await this.repository.msUntilNextDue();
+          pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
         }
         await this.pruneNowAndThen();
       } catch (error) {
@@ -149,13 +142,10 @@ export class DeliveryWorker {
     }
   }
 
-  /** How many more attempts may start now. */
-  private freeSlots(): number {
-    return (this.priority.shouldGiveWay() ? IN_FLIGHT_GIVING_WAY : MAX_IN_FLIGHT) - this.inFlight.size;
-  }
-
-  /** Claims up to `free` due deliveries and starts each attempt; returns how many were claimed. */
-  private async claimDue(free: number): Promise<number> {
+  /** Claims what is due and starts each attempt; returns how many were claimed. */
+  private async claimDue(): Promise<number> {
+    const free = (this.priority.shouldGiveWay() ? IN_FLIGHT_GIVING_WAY : MAX_IN_FLIGHT) - this.inFlight.size;
+    if (free <= 0) return 0;
     const busy = new Map<number, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);
     const due = await this.repository.claimDue({
