@@ -65,7 +65,8 @@ export type WebhookEvent = z.output<typeof WebhookEvent>;
  *
  * Written out field by field rather than through `stringifyExactJson`: the writer builds one body per
  * event inside the create's transaction, and the generic path (a replacer call per value, a marker
- * and a regular expression for the bigint) took 2.1 µs of the 2.4 µs a body costs. Strings are
+ * and a regular expression for the bigint, and a Date formatted per event) cost 2.1–2.6 µs a body,
+ * this 0.4–0.5 µs. Strings are
  * quoted by `JSON.stringify`, so the bytes are the same as `stringifyExactJson` of
  * `{ type, timestamp, data }` (the test holds the two together).
  */
