@@ -1,3 +1,9 @@
 import { vitestPreset } from "@plantstore/vitest-config";
 
-export default vitestPreset();
+export default vitestPreset({
+  // Tests talk HTTP to a real server: vitest's 5 s default failed a 100-request page walk by the
+  // clock when the machine's two cores were shared with another test run. A test fails on what it
+  // sees, not on how fast a loaded machine is.
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+});
