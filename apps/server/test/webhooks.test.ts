@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config.js";
-import { testBackends, type TestBackend } from "../src/test-support/databases.js";
+import { postgresBackend, testBackends, type TestBackend } from "../src/test-support/databases.js";
+import { postgresTestTarget } from "../src/test-support/test-database.js";
 import {
   killSpawnedServers,
   MAIN,
@@ -322,17 +324,19 @@ describe.each(testBackends())("webhooks as users run them on $name", (backend) =
   });
 });
 
-const postgres = testBackends().find((backend) => backend.name === "postgres");
-describe.skipIf(postgres === undefined)("webhooks with two instances on one PostgreSQL", () => {
+// Through describeWith like every PostgreSQL suite: skipped with one line outside CI when
+// PLANTSTORE_TEST_DATABASE_URL is unset, failing under CI=true.
+describeWith(await postgresTestTarget(), "webhooks with two instances on one PostgreSQL", (baseUrl) => {
   it("every event is delivered, and none twice while both instances live", async () => {
+    const postgres = postgresBackend(baseUrl);
     const hooks = await receiver();
     const secret = generateSecret();
     const env = {
-      DATABASE_URL: await postgres!.freshDatabaseUrl(),
+      DATABASE_URL: await postgres.freshDatabaseUrl(),
       PLANTSTORE_WEBHOOK_URLS: hooks.url,
       PLANTSTORE_WEBHOOK_SECRET: secret,
     };
-    cleanups.push(() => postgres!.cleanup());
+    cleanups.push(() => postgres.cleanup());
     // Both start at once: the configured endpoint must be added once, not once per instance.
     const instances = await Promise.all([spawnServer(env), spawnServer(env)]);
     const ids = Array.from({ length: 200 }, (_, i) => TWO_53 + BigInt(i));
