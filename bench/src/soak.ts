@@ -2,8 +2,7 @@
 // conflicts, gets, list pages, deletes, 401s) for N minutes (default 10), one wrk run per minute.
 // Reports per minute: throughput, the server's CPU time per request, p99, the server's RSS (sampled
 // every 2 s, the minute's largest) and its event-loop delay p99 (from /metrics), and every answer whose
-// status was unexpected. Writes
-// results/soak.{md,json}; exits 1 when a target is missed.
+// status was unexpected. Writes results/soak.{md,json}; exits 1 when a target is missed.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
