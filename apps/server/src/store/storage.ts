@@ -129,7 +129,7 @@ export interface DeliveryInfo {
   at: string;
 }
 
-/** Webhook endpoints, events and their deliveries. Events are written by the plant writes themselves. */
+/** Webhook endpoints and deliveries (each carrying its event). Events are written by the plant writes themselves. */
 export interface WebhookRepository {
   /**
    * Milliseconds until the earliest pending delivery is due (0 or less: due now), or undefined when
@@ -143,8 +143,9 @@ export interface WebhookRepository {
   /** Seconds since the oldest pending delivery's event happened, or 0 when none is pending. */
   oldestPendingAgeSeconds(): Promise<number>;
   /**
-   * Deletes up to `limit` of the events older than `before` (epoch ms) whose every delivery was
-   * delivered, with their deliveries; returns how many (fewer than `limit`: nothing is left to prune).
+   * Deletes up to `limit` delivered deliveries of events older than `before` (epoch ms), oldest
+   * first; returns how many (fewer than `limit`: nothing is left to prune). Pending and failed
+   * deliveries keep their event.
    */
   prune(before: number, limit: number): Promise<number>;
 

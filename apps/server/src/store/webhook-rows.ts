@@ -94,7 +94,7 @@ export function dueDeliveryFromRow(row: ClaimedRow): DueDelivery {
   };
 }
 
-/** A webhook_deliveries row joined with its event and endpoint, as both listings read it. */
+/** A webhook_deliveries row (with its event) joined with its endpoint, as both listings read it. */
 export interface DeliveryRow {
   id: number | bigint;
   event_id: string;
@@ -127,10 +127,9 @@ export function deliveryFromRow(row: DeliveryRow): DeliveryInfo {
 
 /** The listing of deliveries, newest first (the same SQL on both backends). */
 export function deliveriesSql(failedOnly: boolean, limitPlaceholder: string): string {
-  return `SELECT d.id, e.event_id, e.type, d.endpoint, p.url, d.state, d.attempts, d.last_status, d.last_error,
+  return `SELECT d.id, d.event_id, d.type, d.endpoint, p.url, d.state, d.attempts, d.last_status, d.last_error,
                  d.next_attempt_at, d.finished_at
           FROM webhook_deliveries d
-          JOIN webhook_events e ON e.id = d.event
           JOIN webhook_endpoints p ON p.id = d.endpoint
           ${failedOnly ? "WHERE d.state = 'failed'" : ""}
           ORDER BY d.id DESC LIMIT ${limitPlaceholder}`;

@@ -385,7 +385,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect((await storage.webhooks.msUntilNextDue())!).toBeGreaterThan(250_000);
       });
 
-      it("prunes, in bounded steps, only events whose every delivery was delivered", async () => {
+      it("prunes, in bounded steps, only delivered deliveries", async () => {
         const storage = await open();
         await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
         for (let id = 1n; id <= 5n; id++) await storage.plants.create({ id, name: "p" });

@@ -31,8 +31,8 @@ const subscribersOf = (type: string) =>
  * for an id within the batch wins, as if it had arrived first), return what was inserted, and
  * return the existing rows of the other ids for comparison. The unique index decides, as for a
  * single create. When endpoints subscribe to plant.created, each inserted plant's event (its body
- * prepared with the input) and one delivery per endpoint are written by the same statement: it is
- * its own transaction and commits once for the whole batch, events included (the outbox).
+ * prepared with the input) is written as one delivery row per endpoint by the same statement: it
+ * is its own transaction and commits once for the whole batch, events included (the outbox).
  */
 const CREATE_BATCH_SQL = `
   WITH input AS (
@@ -47,16 +47,14 @@ const CREATE_BATCH_SQL = `
   ),
   subscribers AS (${subscribersOf("'plant.created'")}),
   events AS (
-    INSERT INTO webhook_events (event_id, type, body, created_at)
-    SELECT DISTINCT ON (input.id) input.event_id, 'plant.created', input.body, ${NOW_MS}
+    SELECT DISTINCT ON (input.id) input.event_id, input.body
     FROM inserted JOIN input USING (id)
-    WHERE EXISTS (SELECT 1 FROM subscribers)
     ORDER BY input.id, input.ord
-    RETURNING id
   ),
   deliveries AS (
-    INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at)
-    SELECT events.id, subscribers.id, ${NOW_MS} FROM events CROSS JOIN subscribers
+    INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
+    SELECT events.event_id, 'plant.created', events.body, ${NOW_MS}, subscribers.id, ${NOW_MS}
+    FROM events CROSS JOIN subscribers
     RETURNING 1
   )
   SELECT true AS created, id, name, tag, (SELECT count(*) FROM deliveries)::int AS deliveries FROM inserted
@@ -64,18 +62,13 @@ const CREATE_BATCH_SQL = `
   SELECT false AS created, id, name, tag, 0 FROM plants
   WHERE id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM inserted)`;
 
-/** The events of plants a delete removed, and their deliveries, in the delete's transaction. */
+/** The events of plants a delete removed, one delivery row per endpoint, in the delete's transaction. */
 export const RECORD_EVENTS_SQL = `
   WITH subscribers AS (${subscribersOf("$3::text")}),
-  events AS (
-    INSERT INTO webhook_events (event_id, type, body, created_at)
-    SELECT event_id, $3::text, body, ${NOW_MS} FROM unnest($1::text[], $2::text[]) AS t(event_id, body)
-    WHERE EXISTS (SELECT 1 FROM subscribers)
-    RETURNING id
-  ),
   deliveries AS (
-    INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at)
-    SELECT events.id, subscribers.id, ${NOW_MS} FROM events CROSS JOIN subscribers
+    INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
+    SELECT events.event_id, $3::text, events.body, ${NOW_MS}, subscribers.id, ${NOW_MS}
+    FROM unnest($1::text[], $2::text[]) AS events(event_id, body) CROSS JOIN subscribers
     RETURNING 1
   )
   SELECT count(*)::int AS deliveries FROM deliveries`;

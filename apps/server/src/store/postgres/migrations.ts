@@ -103,6 +103,26 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: "webhook deliveries carry their event",
+    // One row per delivery, carrying its event (webhook id, type, body, time): a create with an
+    // endpoint writes one row and its index entries instead of an event row, a delivery row and the
+    // index joining them (the event's body is repeated per endpoint; most have one or two). Dropping
+    // the event column drops its index and foreign key; delivery ids stay as they were.
+    sql: `
+      ALTER TABLE webhook_deliveries
+        ADD COLUMN event_id text, ADD COLUMN type text, ADD COLUMN body text, ADD COLUMN created_at bigint;
+      UPDATE webhook_deliveries d
+        SET event_id = e.event_id, type = e.type, body = e.body, created_at = e.created_at
+        FROM webhook_events e WHERE e.id = d.event;
+      ALTER TABLE webhook_deliveries
+        ALTER COLUMN event_id SET NOT NULL, ALTER COLUMN type SET NOT NULL,
+        ALTER COLUMN body SET NOT NULL, ALTER COLUMN created_at SET NOT NULL,
+        DROP COLUMN event;
+      DROP TABLE webhook_events;
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */
@@ -120,8 +140,13 @@ export const SCHEMA_LOCK_KEY = "hashtext(coalesce(current_schema(), ''))";
  * Applies pending migrations while holding a session advisory lock, so that several instances
  * starting at once migrate exactly once: the first takes the lock and migrates, the others wait,
  * then find nothing left to do. The lock dies with the session if this process dies mid-way.
+ * `through` stops at a version (tests build an older schema to upgrade from).
  */
-export async function applyMigrations(pool: pg.Pool, logger: Logger): Promise<void> {
+export async function applyMigrations(
+  pool: pg.Pool,
+  logger: Logger,
+  through = Number.POSITIVE_INFINITY,
+): Promise<void> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -149,7 +174,7 @@ export async function applyMigrations(pool: pg.Pool, logger: Logger): Promise<vo
         logger.warn({ databaseVersion: newest, serverVersion: known }, "database schema is newer than this server");
       }
       for (const migration of MIGRATIONS) {
-        if (done.has(migration.version)) continue;
+        if (done.has(migration.version) || migration.version > through) continue;
         await client.query("BEGIN");
         try {
           await client.query(migration.sql);

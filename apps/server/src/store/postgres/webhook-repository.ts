@@ -48,9 +48,9 @@ const CLAIM_SQL = `
   )
   UPDATE webhook_deliveries d
   SET lease_until = ${NOW_MS} + $4, lease_owner = $5, attempts = d.attempts + 1
-  FROM chosen, webhook_events e, webhook_endpoints p
-  WHERE d.id = chosen.id AND e.id = d.event AND p.id = d.endpoint
-  RETURNING d.id, d.attempts, d.endpoint, e.event_id, e.type, e.body, p.url, p.secret,
+  FROM chosen, webhook_endpoints p
+  WHERE d.id = chosen.id AND p.id = d.endpoint
+  RETURNING d.id, d.attempts, d.endpoint, d.event_id, d.type, d.body, p.url, p.secret,
             CASE WHEN p.previous_until > ${NOW_MS} THEN p.previous_secret END AS previous_secret`;
 
 /** Only the lease holder settles a delivery (a settle after the lease passed to another is dropped). */
@@ -142,7 +142,7 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
       const result = await pool.query<{ age: bigint | null }>(
         // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept
         // for the retention period, are most of the table).
-        `SELECT ${NOW_MS} - min((SELECT min(e.created_at) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
+        `SELECT ${NOW_MS} - min((SELECT min(d.created_at) FROM webhook_deliveries d
                                  WHERE d.endpoint = p.id AND d.state = 'pending')) AS age FROM webhook_endpoints p`,
       );
       const age = result.rows[0]?.age;
@@ -151,22 +151,17 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   }
 
   prune(before: number, limit: number): Promise<number> {
-    return this.db.run("prune webhook events", (pool) =>
-      inTransaction(pool, async (client) => {
-        // Events old enough whose every delivery was delivered (or that have none left), oldest
-        // first: ids follow creation closely enough for pruning (concurrent batches interleave).
-        const done = await client.query<{ id: bigint }>(
-          `SELECT e.id FROM webhook_events e WHERE e.created_at < $1
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
-           ORDER BY e.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-          [before, limit],
-        );
-        const ids = done.rows.map((row) => row.id.toString());
-        await client.query("DELETE FROM webhook_deliveries WHERE event = ANY($1::bigint[])", [ids]);
-        await client.query("DELETE FROM webhook_events WHERE id = ANY($1::bigint[])", [ids]);
-        return ids.length;
-      }),
-    );
+    return this.db.run("prune webhook deliveries", async (pool) => {
+      // Delivered deliveries of events old enough, oldest first: ids follow creation closely enough
+      // for pruning (concurrent batches interleave). Rows another instance is pruning are skipped.
+      const result = await pool.query(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < $1
+           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [before, limit],
+      );
+      return result.rowCount ?? 0;
+    });
   }
 
   addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<Storage.WebhookEndpoint> {

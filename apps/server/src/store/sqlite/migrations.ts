@@ -97,10 +97,52 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- One row per delivery, carrying its event (webhook id, type, body, time): a create with an
+      -- endpoint writes one row and its index entries instead of an event row, a delivery row and
+      -- the index joining them (the event's body is repeated per endpoint; most have one or two).
+      -- The new table's AUTOINCREMENT counter starts where the old one stopped: a delivery id, which
+      -- the admin command shows and re-sends by, is never given twice.
+      CREATE TABLE webhook_deliveries_v6 (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id        TEXT NOT NULL,
+        type            TEXT NOT NULL,
+        body            TEXT NOT NULL,
+        created_at      INTEGER NOT NULL,
+        endpoint        INTEGER NOT NULL REFERENCES webhook_endpoints (id),
+        state           TEXT NOT NULL DEFAULT 'pending',
+        attempts        INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        lease_until     INTEGER,
+        lease_owner     TEXT,
+        last_status     INTEGER,
+        last_error      TEXT,
+        finished_at     INTEGER
+      );
+      INSERT INTO webhook_deliveries_v6 (id, event_id, type, body, created_at, endpoint, state, attempts,
+          next_attempt_at, lease_until, lease_owner, last_status, last_error, finished_at)
+        SELECT d.id, e.event_id, e.type, e.body, e.created_at, d.endpoint, d.state, d.attempts,
+          d.next_attempt_at, d.lease_until, d.lease_owner, d.last_status, d.last_error, d.finished_at
+        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event;
+      DELETE FROM sqlite_sequence WHERE name = 'webhook_deliveries_v6';
+      INSERT INTO sqlite_sequence (name, seq)
+        SELECT 'webhook_deliveries_v6', seq FROM sqlite_sequence WHERE name = 'webhook_deliveries';
+      DROP TABLE webhook_deliveries;
+      DROP TABLE webhook_events;
+      ALTER TABLE webhook_deliveries_v6 RENAME TO webhook_deliveries;
+      CREATE INDEX webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint, state, next_attempt_at, id);
+      CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL;
+    `,
+  },
 ];
 
-/** Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply each once. */
-export function applyMigrations(db: Database.Database): void {
+/**
+ * Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply
+ * each once. `through` stops at a version (tests build an older schema to upgrade from).
+ */
+export function applyMigrations(db: Database.Database, through = Number.POSITIVE_INFINITY): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
   db.transaction(() => {
     const applied = new Set(
@@ -110,7 +152,7 @@ export function applyMigrations(db: Database.Database): void {
         .map((row) => (row as { version: number }).version),
     );
     for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+      if (applied.has(migration.version) || migration.version > through) continue;
       db.exec(migration.sql);
       db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
         migration.version,

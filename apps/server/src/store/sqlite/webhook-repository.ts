@@ -38,7 +38,7 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept for
     // the retention period, are most of the table).
     this.oldestPending = db.prepare(
-      `SELECT min((SELECT min(e.created_at) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event
+      `SELECT min((SELECT min(d.created_at) FROM webhook_deliveries d
                    WHERE d.endpoint = p.id AND d.state = 'pending')) AS created FROM webhook_endpoints p`,
     );
     this.endpoints = db.prepare(

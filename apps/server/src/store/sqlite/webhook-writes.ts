@@ -22,32 +22,23 @@ export type WebhookWrite =
   | { kind: "sync-configured"; urls: string[]; secret: string }
   | { kind: "redeliver"; delivery: number };
 
-/** What the claim's UPDATE returns; its event and endpoint come with a second read. */
-interface LeasedRow {
-  id: number;
-  event: number;
-  endpoint: number;
-  attempts: number;
-}
+/** What the claim's UPDATE returns: the delivery with its event; the endpoint's secrets come with a second read. */
+type LeasedRow = Pick<ClaimedRow, "id" | "event_id" | "type" | "body" | "endpoint" | "attempts">;
 
 /**
  * The webhook statements of the writer thread. Events are written in the transaction of the plant
- * change that caused them (the outbox), one delivery per endpoint subscribed at that moment; an
- * event no endpoint wants is not written at all.
+ * change that caused them (the outbox), as one delivery row per endpoint subscribed at that moment,
+ * each carrying the event; an event no endpoint wants is not written at all.
  */
 export class WebhookWrites {
   private readonly activeEndpoints: Statement<[], { id: number; events: string }>;
-  private readonly insertEvent: Statement<[string, string, string, number]>;
-  private readonly insertDelivery: Statement<[number | bigint, number, number]>;
+  private readonly insertDelivery: Statement<[string, string, string, number, number, number]>;
   private readonly dueOfEndpoint: Statement<
     { endpoint: number; now: number; holding: string; limit: number },
     { id: number; next_attempt_at: number }
   >;
   private readonly lease: Statement<{ id: number; leaseUntil: number; owner: string }, LeasedRow>;
-  private readonly claimDetails: Statement<
-    [number, number, number],
-    Pick<ClaimedRow, "event_id" | "type" | "body" | "url" | "secret" | "previous_secret">
-  >;
+  private readonly endpointSecrets: Statement<[number, number], Pick<ClaimedRow, "url" | "secret" | "previous_secret">>;
   /** An attempt's result, for the lease holder only: every attempt records one (the rarer writes prepare as they go). */
   private readonly finish: Statement<{
     state: "delivered" | "failed";
@@ -71,9 +62,8 @@ export class WebhookWrites {
 
   constructor(private readonly db: Database) {
     this.activeEndpoints = db.prepare("SELECT id, events FROM webhook_endpoints WHERE disabled_at IS NULL");
-    this.insertEvent = db.prepare("INSERT INTO webhook_events (event_id, type, body, created_at) VALUES (?, ?, ?, ?)");
     this.insertDelivery = db.prepare(
-      "INSERT INTO webhook_deliveries (event, endpoint, next_attempt_at) VALUES (?, ?, ?)",
+      "INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     // An endpoint's due deliveries that no one holds (or whose lease ran out), oldest first: a range
     // of webhook_deliveries_endpoint_due that skips only the few leased rows at its start.
@@ -85,11 +75,10 @@ export class WebhookWrites {
       ORDER BY next_attempt_at, id LIMIT :limit`);
     this.lease = db.prepare(`
       UPDATE webhook_deliveries SET lease_until = :leaseUntil, lease_owner = :owner, attempts = attempts + 1
-      WHERE id = :id RETURNING id, event, endpoint, attempts`);
-    this.claimDetails = db.prepare(`
-      SELECT e.event_id, e.type, e.body, p.url, p.secret,
-             CASE WHEN p.previous_until > ? THEN p.previous_secret END AS previous_secret
-      FROM webhook_events e, webhook_endpoints p WHERE e.id = ? AND p.id = ?`);
+      WHERE id = :id RETURNING id, event_id, type, body, endpoint, attempts`);
+    this.endpointSecrets = db.prepare(`
+      SELECT url, secret, CASE WHEN previous_until > ? THEN previous_secret END AS previous_secret
+      FROM webhook_endpoints WHERE id = ?`);
     const mine = "id = :delivery AND lease_owner = :owner AND state = 'pending'";
     this.finish = db.prepare(`
       UPDATE webhook_deliveries SET state = :state, lease_until = NULL, lease_owner = NULL,
@@ -110,14 +99,15 @@ export class WebhookWrites {
     return (this.subscribers.get(type)?.length ?? 0) > 0;
   }
 
-  /** Writes the event of a plant change and its deliveries; returns how many deliveries. */
+  /** Writes the event of a plant change, one delivery per subscribed endpoint; returns how many deliveries. */
   recordEvent(type: WebhookEventType, plant: StoredPlant, now: number): number {
     this.subscribers ??= this.readSubscribers();
     const endpoints = this.subscribers.get(type);
     if (endpoints === undefined || endpoints.length === 0) return 0;
     if (this.timestamp?.ms !== now) this.timestamp = { ms: now, text: new Date(now).toISOString() };
-    const event = this.insertEvent.run(newEventId(), type, webhookEventBody(type, plant, this.timestamp.text), now);
-    for (const endpoint of endpoints) this.insertDelivery.run(event.lastInsertRowid, endpoint, now);
+    const eventId = newEventId();
+    const body = webhookEventBody(type, plant, this.timestamp.text);
+    for (const endpoint of endpoints) this.insertDelivery.run(eventId, type, body, now, endpoint, now);
     return endpoints.length;
   }
 
@@ -182,7 +172,7 @@ export class WebhookWrites {
     due.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
     return due.slice(0, claim.limit).map(({ id }) => {
       const row = this.lease.get({ id, leaseUntil: now + claim.leaseMs, owner: claim.owner })!;
-      return dueDeliveryFromRow({ ...row, ...this.claimDetails.get(now, row.event, row.endpoint)! });
+      return dueDeliveryFromRow({ ...row, ...this.endpointSecrets.get(now, row.endpoint)! });
     });
   }
 
@@ -221,20 +211,13 @@ export class WebhookWrites {
   }
 
   private prune(before: number, limit: number): number {
-    // Events old enough whose every delivery was delivered (or that have none left), oldest first
-    // (ids follow creation: one writer, one clock).
-    const events = this.db
-      .prepare<[number, number], { id: number }>(
-        `SELECT e.id FROM webhook_events e WHERE e.created_at < ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event = e.id AND d.state <> 'delivered')
-         ORDER BY e.id LIMIT ?`,
+    // Delivered deliveries of events old enough, oldest first (ids follow creation: one writer, one clock).
+    return this.db
+      .prepare(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < ? ORDER BY id LIMIT ?)`,
       )
-      .all(before, limit)
-      .map((row) => row.id);
-    const ids = JSON.stringify(events);
-    this.db.prepare("DELETE FROM webhook_deliveries WHERE event IN (SELECT value FROM json_each(?))").run(ids);
-    this.db.prepare("DELETE FROM webhook_events WHERE id IN (SELECT value FROM json_each(?))").run(ids);
-    return events.length;
+      .run(before, limit).changes;
   }
 
   private addEndpoint(
