@@ -30,9 +30,9 @@ export interface BatchOutcome {
  * Writes a batch in one transaction with one commit (group commit), in arrival order. A create is
  * `INSERT … ON CONFLICT (id) DO NOTHING`, and a row that was not inserted is read back in the same
  * transaction, so replay/conflict is decided by the database; a delete returns the row it removed.
- * A plant change that an endpoint subscribes to writes its event in the same transaction, under a
- * savepoint with the change: both or neither. A write that fails is reported alone; its
- * batch-mates still commit. Runs wherever the connection lives (the writer thread).
+ * A plant change that an endpoint subscribes to writes its event in the same transaction: both or
+ * neither. A write that fails is reported alone; its batch-mates still commit. Runs wherever the
+ * connection lives (the writer thread).
  */
 export class BatchTransaction {
   private readonly begin: Statement;
@@ -59,17 +59,33 @@ export class BatchTransaction {
     this.webhooks = new WebhookWrites(db);
   }
 
+  /**
+   * A change and its event are two statements, so the pair needs a savepoint to fail alone; while
+   * both succeed it needs none, and the savepoint and its release cost a create with an endpoint
+   * about as much as its event's row. So the batch runs without them, and only when a change with
+   * an event fails is it rolled back and run again with a savepoint around each such change.
+   */
   run(ops: readonly WriteOp[]): BatchOutcome {
     const now = Date.now();
+    return this.runBatch(ops, now, false) ?? this.runBatch(ops, now, true)!;
+  }
+
+  /** One transaction; undefined (rolled back) when a change with an event failed without a savepoint. */
+  private runBatch(ops: readonly WriteOp[], now: number, savepoints: boolean): BatchOutcome | undefined {
+    const results: WriteResult[] = [];
     let deliveries = 0;
     try {
       this.begin.run();
       this.webhooks.beginBatch();
-      const results = ops.map((op) => {
-        const { result, events } = this.runOne(op, now);
-        deliveries += events;
-        return result;
-      });
+      for (const op of ops) {
+        const outcome = this.runOne(op, now, savepoints);
+        if (outcome === undefined) {
+          if (this.db.inTransaction) this.rollback.run();
+          return undefined;
+        }
+        results.push(outcome.result);
+        deliveries += outcome.events;
+      }
       this.commit.run(); // with synchronous=FULL: on disk when this returns
       return { results, deliveries };
     } catch (error) {
@@ -79,25 +95,28 @@ export class BatchTransaction {
     }
   }
 
-  private runOne(op: WriteOp, now: number): { result: WriteResult; events: number } {
+  private runOne(op: WriteOp, now: number, savepoints: boolean): Written | undefined {
+    // A webhook write may be several statements (they are rare: each gets a savepoint).
     if (op[0] === "webhook") {
-      try {
-        return { result: { kind: "done", value: this.webhooks.run(op[1], now) }, events: 0 };
-      } catch (error) {
-        return { result: failed(error), events: 0 };
-      }
+      return this.inSavepoint(() => ({ result: { kind: "done", value: this.webhooks.run(op[1], now) }, events: 0 }));
     }
     // The change and its event: both or neither (one statement alone is atomic already).
-    if (!this.webhooks.wants(op[0] === "create" ? "plant.created" : "plant.deleted")) {
+    const alone = !this.webhooks.wants(op[0] === "create" ? "plant.created" : "plant.deleted");
+    if (alone || !savepoints) {
       try {
         return this.change(op, now);
       } catch (error) {
-        return { result: failed(error), events: 0 };
+        return alone ? { result: failed(error), events: 0 } : undefined;
       }
     }
+    return this.inSavepoint(() => this.change(op, now));
+  }
+
+  /** Runs `write` under a savepoint: what it changed stays only if it returns. */
+  private inSavepoint(write: () => Written): Written {
     this.savepoint.run();
     try {
-      const outcome = this.change(op, now);
+      const outcome = write();
       this.release.run();
       return outcome;
     } catch (error) {
@@ -107,7 +126,7 @@ export class BatchTransaction {
     }
   }
 
-  private change(op: Exclude<WriteOp, [kind: "webhook", write: WebhookWrite]>, now: number) {
+  private change(op: Exclude<WriteOp, [kind: "webhook", write: WebhookWrite]>, now: number): Written {
     if (op[0] === "delete") {
       const id = op[1];
       const removed = this.remove.get(id);
@@ -125,6 +144,12 @@ export class BatchTransaction {
     if (existing === undefined) throw new Error("row vanished");
     return { result: { kind: "existing", name: existing.name, tag: existing.tag } as const, events: 0 };
   }
+}
+
+/** A write's result, and how many webhook deliveries it wrote. */
+interface Written {
+  result: WriteResult;
+  events: number;
 }
 
 function failed(error: unknown): WriteResult {
