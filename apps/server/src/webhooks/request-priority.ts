@@ -14,8 +14,9 @@ const SATURATED = 0.75;
  * much CPU as the create that caused it: an instance saturated with creates that also sent at the
  * rate it creates would answer creates at about half the rate. So the worker gives way while the
  * loop is saturated by requests (busy ≥ SATURATED over the last window, with more requests answered
- * than attempts made): it keeps one attempt in flight, and returns to full concurrency, to catch up,
- * as soon as requests leave room. The lag stays visible: `plantstore_webhook_oldest_pending_seconds`.
+ * than attempts made): it keeps one attempt in flight, begun at most every 100 ms, and returns to
+ * full concurrency, to catch up, as soon as requests leave room. The lag stays visible:
+ * `plantstore_webhook_oldest_pending_seconds`.
  */
 export class RequestPriority {
   private lookedAt = performance.now();
