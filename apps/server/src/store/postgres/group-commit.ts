@@ -49,6 +49,7 @@ const CREATE_BATCH_SQL = `
   events AS (
     SELECT DISTINCT ON (input.id) input.event_id, input.body
     FROM inserted JOIN input USING (id)
+    WHERE EXISTS (SELECT 1 FROM subscribers) -- checked once: without endpoints, no per-plant work
     ORDER BY input.id, input.ord
   ),
   deliveries AS (
