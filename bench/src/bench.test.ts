@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterAll, describe, expect, it } from "vitest";
-import { runBench } from "./bench.js";
+import { roundOrder, runBench } from "./bench.js";
 import type { BenchSettings } from "./results.js";
 import { targetSpecs, type TargetSpec } from "./targets.js";
 import { wrk } from "./test-support/wrk.js";
@@ -22,6 +22,22 @@ const settings: BenchSettings = {
   largeStorePlants: 1000,
   pinned: false,
 };
+
+describe("roundOrder", () => {
+  const cells = [
+    { target: "a", scenario: "create" },
+    { target: "b", scenario: "create" },
+    { target: "c", scenario: "create" },
+    { target: "a", scenario: "get" },
+    { target: "c", scenario: "get" },
+  ];
+  it("keeps the listed order in odd rounds and turns each scenario's targets round in even ones", () => {
+    const names = (round: number) => roundOrder(cells, round).map((cell) => `${cell.scenario}:${cell.target}`);
+    expect(names(1)).toEqual(["create:a", "create:b", "create:c", "get:a", "get:c"]);
+    expect(names(2)).toEqual(["create:c", "create:b", "create:a", "get:c", "get:a"]);
+    expect(names(3)).toEqual(names(1));
+  });
+});
 
 function spec(name: TargetSpec["name"]): TargetSpec {
   const found = targetSpecs.find((candidate) => candidate.name === name);

@@ -8,7 +8,7 @@ import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 import { startTarget, targetDatabasePath, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
 import { requestsPerSecond, runWrk, type WrkResult } from "./wrk.js";
-import { cpuTimeMs, cpuUsPerRequest, startCpuMeter, stopProcess } from "./processes.js";
+import { cpuTimeMs, cpuUsPerRequest, startCoreMeter, startCpuMeter, stopProcess } from "./processes.js";
 import {
   createBenchDatabase,
   startWebhookReceiver,
@@ -29,7 +29,11 @@ const WRK_CPU = 1;
 /** Ids of one wrk run are idBase + thread·2^30 + n; 2^36 apart keeps every run's ids apart (see plants.lua). */
 const ID_STRIDE = 2 ** 36;
 
-function toRound(result: WrkResult, cpuMs: number | undefined): RoundResult {
+function toRound(
+  result: WrkResult,
+  cpuMs: number | undefined,
+  core: { othersMs: number; stealMs: number } | undefined,
+): RoundResult {
   return {
     cpuUsPerRequest: cpuUsPerRequest(cpuMs, result.requests),
     cpuShare: cpuMs === undefined || result.durationUs === 0 ? undefined : (cpuMs * 1000) / result.durationUs,
@@ -40,6 +44,8 @@ function toRound(result: WrkResult, cpuMs: number | undefined): RoundResult {
     statuses: result.statuses,
     socketErrors: result.errors.connect + result.errors.read + result.errors.write,
     timeouts: result.errors.timeout,
+    coreOthersMs: core?.othersMs,
+    coreStealMs: core?.stealMs,
   };
 }
 
@@ -72,6 +78,19 @@ async function quiet(pid: number): Promise<void> {
     if (before === undefined || now === undefined || now - before < 5) return;
     before = now;
   }
+}
+
+/**
+ * The cells of one round: scenario by scenario, the targets in their listed order in odd rounds and
+ * in reverse in even ones. Whatever a cell leaves behind on the shared core (a collector catching up,
+ * a flush) lands on the cell after it; with the order turned every other round, no target always
+ * follows the same one and no target always runs first, so those after-effects fall on each side of
+ * a comparison alike instead of always on the same side.
+ */
+export function roundOrder<Cell extends { scenario: string }>(cells: readonly Cell[], round: number): Cell[] {
+  if (round % 2 === 1) return [...cells];
+  const scenarios = [...new Set(cells.map((cell) => cell.scenario))];
+  return scenarios.flatMap((scenario) => cells.filter((cell) => cell.scenario === scenario).reverse());
 }
 
 /** Start every target, load each cell in interleaved rounds, and stop them all (also on failure). */
@@ -132,6 +151,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     if (cells.length === 0) throw new Error("none of the chosen targets runs any of the chosen scenarios");
     const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
       const cpuUsed = startCpuMeter(target.pid);
+      const coreUsed = settings.pinned ? startCoreMeter(SERVER_CPU, target.pid) : () => undefined;
       const result = await runWrk({
         url: target.url,
         scenario,
@@ -146,13 +166,14 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         cpu: cpu(WRK_CPU),
       });
       const cpuMs = cpuUsed();
+      const core = coreUsed();
       // Deliveries still queued would go on using the server's core during the next cell's load.
       if (target.spec.needsWebhookReceiver && receiver !== undefined) {
         acknowledgedCreates += scenario === "create" ? (result.statuses["200"] ?? 0) : 0;
         await drained(receiver, acknowledgedCreates, log);
         await quiet(target.pid);
       }
-      const round = toRound(result, cpuMs);
+      const round = toRound(result, cpuMs, core);
       const wrong = checkStatuses(scenario, result.statuses);
       if (wrong !== undefined) failures.push(`${target.spec.name} ${scenario} (${label}): ${wrong}`);
       if (round.socketErrors > 0)
@@ -161,17 +182,20 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         throw new Error(`${target.spec.name} exited during the ${scenario} load; see ${target.logFile}`);
       }
       log(
-        `  ${label.padEnd(8)} ${target.spec.name.padEnd(16)} ${scenario.padEnd(9)} ${Math.round(round.reqPerSec).toString().padStart(7)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms  CPU ${round.cpuUsPerRequest?.toFixed(0) ?? "?"} µs/req`,
+        `  ${label.padEnd(8)} ${target.spec.name.padEnd(16)} ${scenario.padEnd(9)} ${Math.round(round.reqPerSec).toString().padStart(7)} req/s  p50 ${round.p50Ms.toFixed(2)} ms  p99 ${round.p99Ms.toFixed(2)} ms  CPU ${round.cpuUsPerRequest?.toFixed(0) ?? "?"} µs/req${core === undefined ? "" : `  core ${SERVER_CPU}: others ${core.othersMs.toFixed(0)} ms, steal ${core.stealMs.toFixed(0)} ms`}`,
       );
       return round;
     };
-    if (settings.warmupSeconds > 0) {
-      for (const { target, scenario } of cells) await load(target, scenario, settings.warmupSeconds, "warm-up");
-    }
     const rounds = new Map(cells.map((cell) => [cell, [] as RoundResult[]]));
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const cell of cells)
+      for (const cell of roundOrder(cells, round)) {
+        // Warmed right before it is measured, every round: a server that sat idle while the other
+        // cells ran starts slow (V8 shrank its young generation and heap while idle, and re-grows
+        // them under the load: ~2 s at +40-80 % CPU per request and p99s of 100-500 ms, measured),
+        // and Plant Store, loaded in every scenario, was idle less than its variants and baselines.
+        if (settings.warmupSeconds > 0) await load(cell.target, cell.scenario, settings.warmupSeconds, "warm-up");
         rounds.get(cell)?.push(await load(cell.target, cell.scenario, settings.durationSeconds, `round ${round}`));
+      }
     }
     machine.loadAverageAtEnd = currentLoadAverage();
     const results: CellResult[] = cells.map((cell) =>

@@ -32,15 +32,15 @@ export function renderMarkdown(results: BenchResults): string {
     `${results.date} · ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB · Linux ${machine.kernel} · Node ${machine.node} · ${machine.wrk} · commit ${machine.gitCommit}`,
     "",
     `Server ${settings.pinned ? "pinned to CPU 0, wrk to CPU 1" : "and wrk unpinned"}; ${settings.connections} keep-alive connections, ` +
-      `${settings.wrkThreads} wrk thread(s); ${settings.warmupSeconds} s warm-up, then ${settings.rounds} interleaved rounds of ` +
-      `${settings.durationSeconds} s per target and scenario; medians over the rounds. Databases on ${machine.databaseFilesystem}; ` +
+      `${settings.wrkThreads} wrk thread(s); ${settings.rounds} interleaved rounds of ${settings.durationSeconds} s per target and scenario, ` +
+      `each right after ${settings.warmupSeconds} s of warm-up of the same cell, the targets in reverse order every other round; medians over the rounds, and each ratio the median of its per-round ratios. Databases on ${machine.databaseFilesystem}; ` +
       `load average ${machine.loadAverageAtStart} at start, ${machine.loadAverageAtEnd ?? "?"} at end (2 cores: above ~1 means other work shared them).`,
     "",
-    "| target | scenario | req/s (median) | req/s (rounds) | p50 ms | p99 ms | CPU µs/req | server CPU | peak RSS MiB | statuses |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| target | scenario | req/s (median) | req/s (rounds) | p50 ms | p99 ms | CPU µs/req | server CPU | core to others ms | peak RSS MiB | statuses |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...results.cells.map((cell) => {
       const peak = rss.get(cell.target);
-      return `| ${cell.target} | ${cell.scenario} | ${number(cell.medianReqPerSec)} | ${range(cell)} | ${number(cell.medianP50Ms, 2)} | ${number(cell.medianP99Ms, 2)} | ${optional(cell.medianCpuUsPerRequest)} | ${optional(cell.medianCpuShare === undefined ? undefined : cell.medianCpuShare * 100, 0, " %")} | ${peak === undefined ? "?" : number(peak / 1024, 1)} | ${statusSummary(cell)} |`;
+      return `| ${cell.target} | ${cell.scenario} | ${number(cell.medianReqPerSec)} | ${range(cell)} | ${number(cell.medianP50Ms, 2)} | ${number(cell.medianP99Ms, 2)} | ${optional(cell.medianCpuUsPerRequest)} | ${optional(cell.medianCpuShare === undefined ? undefined : cell.medianCpuShare * 100, 0, " %")} | ${optional(cell.medianCoreOthersMs)} | ${peak === undefined ? "?" : number(peak / 1024, 1)} | ${statusSummary(cell)} |`;
     }),
     "",
     "## Plant Store ÷ baseline (req/s)",

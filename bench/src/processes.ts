@@ -180,3 +180,40 @@ export async function waitForPort(port: number, child: ChildProcess, timeoutMs: 
   }
   throw new Error(`did not listen on port ${port} within ${timeoutMs / 1000} s`);
 }
+
+/** One CPU's cumulative times from /proc/stat, in ms: busy (everything but idle and iowait) and steal. */
+function cpuCoreTimesMs(core: number): { busyMs: number; stealMs: number } | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8")
+      .split("\n")
+      .find((row) => row.startsWith(`cpu${core} `));
+    if (line === undefined) return undefined;
+    // user nice system idle iowait irq softirq steal (guest time is already inside user).
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    const ticks = [user, nice, system, irq, softirq, steal];
+    if (ticks.some((value) => value === undefined || !Number.isFinite(value))) return undefined;
+    const toMs = (value: number) => (value * 1000) / CLOCK_TICKS_PER_SECOND;
+    return { busyMs: toMs(user! + nice! + system! + irq! + softirq!), stealMs: toMs(steal!) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts watching one core: the function returned says how much of that core went, since, to anything
+ * other than the process `pid` (other servers idling on it, kernel workers, PostgreSQL) and to the
+ * hypervisor (steal), in ms. On a core the server is pinned to, this is the time its load did not get.
+ */
+export function startCoreMeter(core: number, pid: number): () => { othersMs: number; stealMs: number } | undefined {
+  const before = cpuCoreTimesMs(core);
+  const server = startCpuMeter(pid);
+  return () => {
+    const after = cpuCoreTimesMs(core);
+    const serverMs = server();
+    if (before === undefined || after === undefined || serverMs === undefined) return undefined;
+    return {
+      othersMs: Math.max(0, after.busyMs - before.busyMs - serverMs),
+      stealMs: after.stealMs - before.stealMs,
+    };
+  };
+}

@@ -15,6 +15,10 @@ export interface RoundResult {
   cpuUsPerRequest: number | undefined;
   /** Server CPU time over wall time: near 1 means CPU-bound on its core; well below, it waited (fsync, or other work had the core). */
   cpuShare: number | undefined;
+  /** CPU time the server's pinned core gave to anything else during the load (other servers, kernel workers), ms. */
+  coreOthersMs?: number;
+  /** Time the hypervisor took from the server's pinned core during the load (steal), ms. */
+  coreStealMs?: number;
 }
 
 /** One target under one scenario, over every round. */
@@ -27,6 +31,8 @@ export interface CellResult {
   medianP99Ms: number;
   medianCpuUsPerRequest: number | undefined;
   medianCpuShare: number | undefined;
+  /** Median over the rounds of the pinned core's time given to anything but this server, ms. */
+  medianCoreOthersMs?: number | undefined;
 }
 
 export interface Ratio {
