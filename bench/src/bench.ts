@@ -190,9 +190,10 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     for (let round = 1; round <= settings.rounds; round++) {
       for (const cell of roundOrder(cells, round)) {
         // Warmed right before it is measured, every round: a server that sat idle while the other
-        // cells ran starts slow (V8 shrank its young generation and heap while idle, and re-grows
-        // them under the load: ~2 s at +40-80 % CPU per request and p99s of 100-500 ms, measured),
-        // and Plant Store, loaded in every scenario, was idle less than its variants and baselines.
+        // cells ran starts slow (V8 shrank its heap and young generation while idle and re-grows them
+        // under the load: measured, the first 2 s after a 25-40 s pause at up to twice the CPU per
+        // request, p99s up to 465 ms), and Plant Store, loaded in every scenario, sat idle less than
+        // its variants and the baselines.
         if (settings.warmupSeconds > 0) await load(cell.target, cell.scenario, settings.warmupSeconds, "warm-up");
         rounds.get(cell)?.push(await load(cell.target, cell.scenario, settings.durationSeconds, `round ${round}`));
       }
