@@ -112,6 +112,63 @@ describe("stringifyExactJson", () => {
     expect(stringifyExactJson({ id: "12" })).toBe('{"id":"12"}');
   });
 
+  it("writes plain data byte for byte as JSON.stringify does", () => {
+    const sparse: unknown[] = [1];
+    sparse[3] = 2;
+    const bare: Record<string, unknown> = Object.create(null);
+    bare.b = 1;
+    bare.a = [true, false, null];
+    const values: unknown[] = [
+      0,
+      -0,
+      1.5,
+      -1e21,
+      1e-7,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      Number.MAX_VALUE,
+      true,
+      null,
+      "",
+      'q"\\\n\t\u0001\u2028\ud800 é 🌿',
+      [],
+      {},
+      [undefined, () => 1, Symbol("s")],
+      { a: undefined, b: () => 1, c: Symbol("s"), d: 1 },
+      { 2: "two", 1: "one", b: "b", a: "a" },
+      { "": 1, 'k"ey': 2, __proto__: 3 },
+      sparse,
+      bare,
+      { deep: [[[{ x: [[1]] }]]] },
+      {
+        items: [
+          { id: 1, name: "Fern", tag: "indoor" },
+          { id: 2, name: "Ivy" },
+        ],
+        next: null,
+      },
+    ];
+    for (const value of values) expect(stringifyExactJson(value)).toBe(JSON.stringify(value));
+    expect(() => stringifyExactJson(undefined)).toThrow(TypeError);
+  });
+
+  it("leaves what is not plain data to JSON.stringify, bigints still exact", () => {
+    class Box {
+      constructor(readonly id: bigint) {}
+    }
+    const withToJson = { id: 1n, toJSON: () => ({ id: 2n, kept: "only this" }) };
+    expect(stringifyExactJson({ id: 5n, at: new Date(0) })).toBe('{"id":5,"at":"1970-01-01T00:00:00.000Z"}');
+    expect(stringifyExactJson([new Box(2n ** 63n - 1n)])).toBe('[{"id":9223372036854775807}]');
+    expect(stringifyExactJson({ plant: withToJson })).toBe('{"plant":{"id":2,"kept":"only this"}}');
+    expect(stringifyExactJson([Object("s"), Object(1), new Map([[1, 2]])])).toBe('["s",1,{}]');
+    let deep: unknown = { id: 3n };
+    for (let i = 0; i < 100; i++) deep = [deep];
+    expect(stringifyExactJson(deep)).toBe(`${"[".repeat(100)}{"id":3}${"]".repeat(100)}`);
+    const cycle: Record<string, unknown> = { id: 1n };
+    cycle.self = cycle;
+    expect(() => stringifyExactJson(cycle)).toThrow(TypeError);
+  });
+
   it("round-trips through parseExactJson", () => {
     const plants = [
       { id: -(2n ** 63n), name: "a" },

