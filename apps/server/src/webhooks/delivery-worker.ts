@@ -21,14 +21,6 @@ export interface DeliverySettings {
 
 /** Attempts in flight at once in this instance, and per endpoint (a slow endpoint holds at most its share). */
 const MAX_IN_FLIGHT = 64;
-/**
- * While requests saturate the loop (see RequestPriority), one attempt in flight, and one begun at
- * most this often: the backlog still moves, and deliveries take a small share of the loop whatever
- * the endpoint's speed (back-to-back attempts to a fast endpoint cost every create 6–12 µs of CPU
- * in paired bench runs).
- */
-const IN_FLIGHT_GIVING_WAY = 1;
-const GIVING_WAY_EVERY_MS = 100;
 const MAX_PER_ENDPOINT = 4;
 /** How often an idle worker looks for due deliveries (other instances' events, expired leases, retries). */
 const POLL_MS = 1_000;
@@ -126,8 +118,9 @@ export class DeliveryWorker {
       let pause = POLL_MS;
       this.poked = false;
       try {
-        // Giving way, and an attempt began less than GIVING_WAY_EVERY_MS ago: neither claim nor read
-        // until the next may begin (committed batches keep poking while requests saturate the loop).
+        // Requests leave no room (see RequestPriority), and the last attempt began less than the gap
+        // ago: neither claim nor read until the next may begin (committed batches keep poking while
+        // requests saturate the loop).
         const gate = this.msUntilMayBegin();
         if (gate > 0) {
           pause = gate;
@@ -156,15 +149,19 @@ export class DeliveryWorker {
     }
   }
 
-  /** While deliveries give way to requests, the milliseconds until the next attempt may begin (0: now). */
+  /** The milliseconds until the next attempt may begin (0: now), while deliveries give way to requests. */
   private msUntilMayBegin(): number {
-    if (!this.priority.shouldGiveWay()) return 0;
-    return Math.max(0, this.lastBegun + GIVING_WAY_EVERY_MS - performance.now());
+    const gap = this.priority.attemptGapMs();
+    return gap === 0 ? 0 : Math.max(0, this.lastBegun + gap - performance.now());
   }
 
-  /** Claims what is due and starts each attempt; returns how many were claimed. */
+  /**
+   * Claims what is due and starts each attempt; returns how many were claimed. While attempts are
+   * spaced (requests first), one at a time; attempts already in flight only wait for their answers,
+   * so they do not count against it (a slow endpoint's attempt holds back no other endpoint's).
+   */
   private async claimDue(): Promise<number> {
-    const free = (this.priority.shouldGiveWay() ? IN_FLIGHT_GIVING_WAY : MAX_IN_FLIGHT) - this.inFlight.size;
+    const free = Math.min(this.priority.attemptGapMs() > 0 ? 1 : MAX_IN_FLIGHT, MAX_IN_FLIGHT - this.inFlight.size);
     if (free <= 0) return 0;
     const busy = new Map<number, number>();
     for (const { endpoint } of this.inFlight.values()) busy.set(endpoint, (busy.get(endpoint) ?? 0) + 1);

@@ -9,25 +9,35 @@ function spin(ms: number, during: () => void = () => {}): void {
 }
 
 describe("RequestPriority", () => {
-  it("gives way while requests saturate the loop, and not when the loop is idle or busy with deliveries", async () => {
+  it("spaces attempts while requests saturate the loop, and eases back to none window by window", async () => {
     let answered = 0;
     const priority = new RequestPriority(() => answered);
-    expect(priority.shouldGiveWay()).toBe(false);
+    expect(priority.attemptGapMs()).toBe(0);
 
-    // A saturated loop answering requests: give way.
+    // A saturated loop answering requests: one attempt per 100 ms.
     spin(300, () => answered++);
-    expect(priority.shouldGiveWay()).toBe(true);
+    expect(priority.attemptGapMs()).toBe(100);
     // Decided once per window: asking again at once changes nothing.
-    expect(priority.shouldGiveWay()).toBe(true);
+    expect(priority.attemptGapMs()).toBe(100);
 
-    // Requests still arriving but the loop has room: full speed again.
-    answered += 100;
-    await sleep(300);
-    expect(priority.shouldGiveWay()).toBe(false);
+    // Requests still arriving but the loop has room: the gap shrinks by a quarter per window (a
+    // single window that looks free in the middle of a flood is no reason for full speed), to none.
+    const gaps: number[] = [];
+    for (let window = 0; window < 4; window++) {
+      answered += 100;
+      await sleep(300);
+      gaps.push(priority.attemptGapMs());
+    }
+    expect(gaps).toEqual([25, 6.25, 1.5625, 0]);
 
-    // A saturated loop with no more requests than attempts (deliveries catching up): no reason to give way.
+    // Saturated again: straight back to the full gap.
+    spin(300, () => answered++);
+    expect(priority.attemptGapMs()).toBe(100);
+
+    // A saturated loop with no more requests than attempts (deliveries catching up): no reason to
+    // hold them back.
     spin(300, () => priority.attempted());
     answered += 10;
-    expect(priority.shouldGiveWay()).toBe(false);
+    expect(priority.attemptGapMs()).toBe(25);
   });
 });
