@@ -9,7 +9,7 @@ const TIMESTAMP = "2026-11-23T21:46:03.123Z";
 const validPlants: StoredPlant[] = [
   { id: 7n, name: "Monstera deliciosa", tag: "indoor" },
   { id: 9007199254740993n, name: "Fern" },
-  { id: 9223372036854775807n, name: "Φτέρη 🌿 \"the\" \\ one", tag: "ünder glass" },
+  { id: 9223372036854775807n, name: 'Φτέρη 🌿 "the" \\ one', tag: "ünder glass" },
 ];
 const oddPlants: StoredPlant[] = [
   { id: -9223372036854775808n, name: 'a "quoted" \\ name\nwith a line', tag: "tab\there" },
@@ -30,6 +30,22 @@ describe("webhookEventBody", () => {
       );
     },
   );
+
+  it("keeps no part of one body in the next when the type or the timestamp changes", () => {
+    const plant = validPlants[0]!;
+    const calls = [
+      ["plant.created", TIMESTAMP],
+      ["plant.created", "2027-01-02T03:04:05.678Z"],
+      ["plant.deleted", "2027-01-02T03:04:05.678Z"],
+      ["plant.created", TIMESTAMP],
+      ["plant.deleted", TIMESTAMP],
+    ] as const;
+    for (const [type, timestamp] of calls) {
+      expect(webhookEventBody(type, plant, timestamp)).toBe(
+        stringifyExactJson({ type, timestamp, data: dataOf(plant) }),
+      );
+    }
+  });
 
   it.each(cases(validPlants))("%s of %o: reads back as the event, ids exact", (type, plant) => {
     const body = webhookEventBody(type, plant, TIMESTAMP);

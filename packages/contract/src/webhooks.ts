@@ -58,6 +58,9 @@ export const PlantDeletedEvent = eventOf(
 export const WebhookEvent = z.discriminatedUnion("type", [PlantCreatedEvent, PlantDeletedEvent]);
 export type WebhookEvent = z.output<typeof WebhookEvent>;
 
+/** The start of the last body written, up to its id (see webhookEventBody). */
+let head = { type: "", timestamp: "", text: "" };
+
 /**
  * The body of an event: the exact bytes that are signed and sent on every attempt. Ids are exact
  * JSON integers; the tag appears only when the plant has one. `timestamp` is RFC 3339 UTC (a
@@ -68,9 +71,17 @@ export type WebhookEvent = z.output<typeof WebhookEvent>;
  * and a regular expression for the bigint, and a Date formatted per event) cost 2.1–2.6 µs a body,
  * this 0.4–0.5 µs. Strings are
  * quoted by `JSON.stringify`, so the bytes are the same as `stringifyExactJson` of
- * `{ type, timestamp, data }` (the test holds the two together).
+ * `{ type, timestamp, data }` (the test holds the two together). The part before the id is the same
+ * for every event of a type in a batch, so it is kept from the last call.
  */
 export function webhookEventBody(type: WebhookEventType, plant: StoredPlant, timestamp: string): string {
+  if (type !== head.type || timestamp !== head.timestamp) {
+    head = {
+      type,
+      timestamp,
+      text: `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":{"id":`,
+    };
+  }
   const tag = plant.tag === undefined ? "" : `,"tag":${JSON.stringify(plant.tag)}`;
-  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":{"id":${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}}`;
+  return `${head.text}${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}}`;
 }

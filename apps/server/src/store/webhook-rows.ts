@@ -6,6 +6,9 @@ import type { DeliveryInfo, DueDelivery, WebhookEndpoint } from "./storage.js";
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;
 const RANDOM_BYTES_PER_ID = 10;
+/** The time part of the last id: a batch's events share their millisecond, so it is formatted once. */
+let prefixMs = -1;
+let prefix = "";
 
 /**
  * A new event id: unique, opaque to receivers, and the same on every attempt of the event's
@@ -13,7 +16,8 @@ const RANDOM_BYTES_PER_ID = 10;
  * sort after old ones: each one lands at the end of the unique index instead of on a random page,
  * which would make every batch's commit rewrite one index page per event. Every create with an
  * endpoint makes one inside its transaction: from the pool it costs 0.4 µs, from `randomUUID` and
- * its reshaping 1.0–1.5 µs.
+ * its reshaping 1.0–1.5 µs. Formatting the milliseconds in hexadecimal (a division per digit) took
+ * ~2,200 instructions of the ~33,000 an event adds to a create, so it is done once per millisecond.
  */
 export function newEventId(): string {
   if (randomOffset + RANDOM_BYTES_PER_ID > randomPool.length) {
@@ -22,7 +26,12 @@ export function newEventId(): string {
   }
   const random = randomPool.toString("hex", randomOffset, randomOffset + RANDOM_BYTES_PER_ID);
   randomOffset += RANDOM_BYTES_PER_ID;
-  return `msg_${Date.now().toString(16).padStart(12, "0")}${random}`;
+  const now = Date.now();
+  if (now !== prefixMs) {
+    prefixMs = now;
+    prefix = `msg_${now.toString(16).padStart(12, "0")}`;
+  }
+  return prefix + random;
 }
 
 /** Why an endpoint stopped receiving deliveries on its own (the only way one is disabled). */
