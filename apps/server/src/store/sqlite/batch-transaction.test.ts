@@ -9,21 +9,26 @@ import { applyMigrations } from "./migrations.js";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
-describe("a batch whose change fails with its event", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterEach(async () => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  });
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
+/** A real SQLite file with the schema, and the writer's transaction on it (both removed after the test). */
+async function freshBatch(): Promise<{ db: Database; batch: BatchTransaction }> {
+  const dir = await mkdtemp(join(tmpdir(), "plantstore-batch-"));
+  const db = openConnection(join(dir, "plants.db"));
+  cleanups.push(
+    () => rm(dir, { recursive: true, force: true }),
+    async () => db.close(),
+  );
+  applyMigrations(db);
+  return { db, batch: new BatchTransaction(db) };
+}
+
+describe("a batch whose change fails with its event", () => {
   async function batchWithEndpoint(): Promise<{ db: Database; batch: BatchTransaction }> {
-    const dir = await mkdtemp(join(tmpdir(), "plantstore-batch-"));
-    const db = openConnection(join(dir, "plants.db"));
-    cleanups.push(
-      () => rm(dir, { recursive: true, force: true }),
-      async () => db.close(),
-    );
-    applyMigrations(db);
-    const batch = new BatchTransaction(db);
+    const { db, batch } = await freshBatch();
     const events = ["plant.created", "plant.deleted"] as const;
     batch.run([["webhook", { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: [...events], secret }]]);
     return { db, batch };
@@ -67,45 +72,36 @@ describe("a batch whose change fails with its event", () => {
 
 describe("how a batch is committed", () => {
   it("waits for its fsync whenever it changes anything but the webhook worker's own records", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "plantstore-batch-"));
-    const db = openConnection(join(dir, "plants.db"));
-    try {
-      applyMigrations(db);
-      const batch = new BatchTransaction(db);
-      const synchronous = () => db.pragma("synchronous", { simple: true }); // 2 FULL, 1 NORMAL
-      const prune: WriteOp = ["webhook", { kind: "prune", before: 0, limit: 10 }];
-      const settle: WriteOp = [
-        "webhook",
-        { kind: "settle", delivery: 1, owner: "me", result: { kind: "delivered", status: 204 } },
-      ];
-      const addEndpoint: WriteOp = [
-        "webhook",
-        { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: ["plant.created"], secret },
-      ];
+    const { db, batch } = await freshBatch();
+    const synchronous = () => db.pragma("synchronous", { simple: true }); // 2 FULL, 1 NORMAL
+    const prune: WriteOp = ["webhook", { kind: "prune", before: 0, limit: 10 }];
+    const settle: WriteOp = [
+      "webhook",
+      { kind: "settle", delivery: 1, owner: "me", result: { kind: "delivered", status: 204 } },
+    ];
+    const addEndpoint: WriteOp = [
+      "webhook",
+      { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: ["plant.created"], secret },
+    ];
 
-      expect(synchronous()).toBe(2);
-      const cases: Array<[WriteOp[], number]> = [
-        [[prune, settle], 1],
-        [[["create", 1n, "Fern", null]], 2],
-        [[settle], 1],
-        [[settle, ["create", 2n, "Moss", null], prune], 2],
-        [[prune], 1],
-        [[["delete", 1n]], 2],
-        [[settle], 1],
-        [[addEndpoint], 2],
-        [[prune], 1],
-        [[["webhook", { kind: "redeliver", delivery: 1 }]], 2],
-      ];
-      for (const [ops, expected] of cases) {
-        batch.run(ops);
-        expect([ops.map((op) => (op[0] === "webhook" ? op[1].kind : op[0])), synchronous()]).toEqual([
-          ops.map((op) => (op[0] === "webhook" ? op[1].kind : op[0])),
-          expected,
-        ]);
-      }
-    } finally {
-      db.close();
-      await rm(dir, { recursive: true, force: true });
+    expect(synchronous()).toBe(2);
+    const cases: Array<[WriteOp[], number]> = [
+      [[prune, settle], 1],
+      [[["create", 1n, "Fern", null]], 2],
+      [[settle], 1],
+      [[settle, ["create", 2n, "Moss", null], prune], 2],
+      [[prune], 1],
+      [[["delete", 1n]], 2],
+      [[settle], 1],
+      [[addEndpoint], 2],
+      [[prune], 1],
+      [[["webhook", { kind: "redeliver", delivery: 1 }]], 2],
+    ];
+    for (const [ops, expected] of cases) {
+      batch.run(ops);
+      // The batch's kinds ride along, so a failure names the batch that left the wrong setting.
+      const kinds = ops.map((op) => (op[0] === "webhook" ? op[1].kind : op[0]));
+      expect({ kinds, synchronous: synchronous() }).toEqual({ kinds, synchronous: expected });
     }
   });
 });
