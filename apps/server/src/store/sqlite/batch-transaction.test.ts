@@ -26,14 +26,20 @@ async function freshBatch(): Promise<{ db: Database; batch: BatchTransaction }> 
   return { db, batch: new BatchTransaction(db) };
 }
 
-describe("a batch whose change fails with its event", () => {
-  async function batchWithEndpoint(): Promise<{ db: Database; batch: BatchTransaction }> {
-    const { db, batch } = await freshBatch();
-    const events = ["plant.created", "plant.deleted"] as const;
-    batch.run([["webhook", { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: [...events], secret }]]);
-    return { db, batch };
+/** A fresh batch with `count` endpoints (ids 1, 2, …), each subscribed to both events. */
+async function batchWithEndpoints(count: number): Promise<{ db: Database; batch: BatchTransaction }> {
+  const { db, batch } = await freshBatch();
+  for (let n = 1; n <= count; n++) {
+    const events: WriteOp = [
+      "webhook",
+      { kind: "add-endpoint", url: `http://127.0.0.1:9/${n}`, events: ["plant.created", "plant.deleted"], secret },
+    ];
+    batch.run([events]);
   }
+  return { db, batch };
+}
 
+describe("a batch whose change fails with its event", () => {
   const ops: WriteOp[] = [
     ["create", 1n, "Fern", null],
     ["create", 2n, "Poison", null],
@@ -44,7 +50,7 @@ describe("a batch whose change fails with its event", () => {
   // The failure comes after the plant's row was written (its delivery is refused), or before it.
   for (const table of ["webhook_deliveries", "plants"]) {
     it(`keeps neither of its rows, and its batch-mates commit (refused by ${table})`, async () => {
-      const { db, batch } = await batchWithEndpoint();
+      const { db, batch } = await batchWithEndpoints(1);
       const refused = table === "plants" ? "NEW.name = 'Poison'" : `NEW.body LIKE '%"Poison"%'`;
       db.exec(
         `CREATE TRIGGER refuse BEFORE INSERT ON ${table} WHEN ${refused} BEGIN SELECT RAISE(ABORT, 'refused'); END`,
@@ -68,6 +74,70 @@ describe("a batch whose change fails with its event", () => {
       ]);
     });
   }
+});
+
+describe("a batch's events", () => {
+  const create = (id: number): WriteOp => ["create", BigInt(id), `Plant ${id}`, null];
+  /** Each delivery's endpoint, state and plant, in the order written. */
+  const deliveries = (db: Database) =>
+    db
+      .prepare("SELECT endpoint, state, json_extract(body, '$.data.id') AS plant FROM webhook_deliveries ORDER BY id")
+      .all();
+
+  // An endpoint change and creates can share a batch: the creates after it must neither fail nor
+  // write deliveries to an endpoint that is gone, and those before it go with the endpoint.
+  it("follow an endpoint removed or added within the batch", async () => {
+    const { db, batch } = await batchWithEndpoints(2);
+
+    const added: WriteOp = [
+      "webhook",
+      { kind: "add-endpoint", url: "http://127.0.0.1:9/added", events: ["plant.created"], secret },
+    ];
+
+    const outcome = batch.run([
+      create(1),
+      ["webhook", { kind: "remove-endpoint", endpoint: 2 }],
+      create(2),
+      added,
+      create(3),
+    ]);
+
+    expect(outcome.results.map((result) => result.kind)).toEqual(["created", "done", "created", "done", "created"]);
+    expect(outcome.deliveries).toBe(5); // written: two for plant 1 (one went with its endpoint), one, two
+    expect(deliveries(db)).toEqual([
+      { endpoint: 1, state: "pending", plant: 1 },
+      { endpoint: 1, state: "pending", plant: 2 },
+      { endpoint: 1, state: "pending", plant: 3 },
+      { endpoint: 3, state: "pending", plant: 3 },
+    ]);
+  });
+
+  it("skip an endpoint disabled (410 Gone) earlier in the batch", async () => {
+    const { db, batch } = await batchWithEndpoints(2);
+    batch.run([create(1)]);
+    const claim = batch.run([
+      [
+        "webhook",
+        { kind: "claim", claim: { owner: "me", limit: 10, perEndpoint: 10, leaseMs: 60_000, busy: [], holding: [] } },
+      ],
+    ]).results[0] as { kind: "done"; value: Array<{ delivery: number; endpoint: number }> };
+    const toSecond = claim.value.find((delivery) => delivery.endpoint === 2)!;
+    const gone: WriteOp = [
+      "webhook",
+      { kind: "settle", delivery: toSecond.delivery, owner: "me", result: { kind: "endpoint-gone", status: 410 } },
+    ];
+
+    const outcome = batch.run([create(2), gone, create(3)]);
+
+    expect(outcome.deliveries).toBe(3);
+    expect(deliveries(db)).toEqual([
+      { endpoint: 1, state: "pending", plant: 1 },
+      { endpoint: 2, state: "failed", plant: 1 },
+      { endpoint: 1, state: "pending", plant: 2 },
+      { endpoint: 2, state: "failed", plant: 2 }, // written before the 410, failed with the endpoint
+      { endpoint: 1, state: "pending", plant: 3 },
+    ]);
+  });
 });
 
 describe("how a batch is committed", () => {

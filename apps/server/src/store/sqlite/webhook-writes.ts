@@ -55,7 +55,10 @@ export class WebhookWrites {
     delivery: number;
     owner: string;
   }>;
-  /** The endpoints subscribed to each event type, read once per batch. */
+  /**
+   * The endpoints subscribed to each event type: read at a batch's first event, and again after a
+   * write in the batch adds, removes or disables an endpoint (see endpointsChanged).
+   */
   private subscribers: Map<string, number[]> | undefined;
   /** A batch's events share its time: formatted once (RFC 3339), not once per event. */
   private timestamp: { ms: number; text: string } | undefined;
@@ -147,6 +150,11 @@ export class WebhookWrites {
     }
   }
 
+  /** An endpoint came or went: events later in the batch go to the endpoints as they are now. */
+  private endpointsChanged(): void {
+    this.subscribers = undefined;
+  }
+
   private readSubscribers(): Map<string, number[]> {
     const subscribers = new Map<string, number[]>();
     for (const { id, events } of this.activeEndpoints.all()) {
@@ -197,6 +205,7 @@ export class WebhookWrites {
         this.db
           .prepare("UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ?")
           .run(now, GONE_REASON, row.endpoint);
+        this.endpointsChanged();
         this.db
           .prepare(
             `UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL, lease_owner = NULL,
@@ -233,11 +242,13 @@ export class WebhookWrites {
          RETURNING id, url, events, source, created_at, disabled_at, disabled_reason`,
       )
       .get(url, secret, eventsToColumn(events), source, now)!;
+    this.endpointsChanged();
     return endpointFromRow(row);
   }
 
   private removeEndpoint(endpoint: number): boolean {
     this.db.prepare("DELETE FROM webhook_deliveries WHERE endpoint = ?").run(endpoint);
+    this.endpointsChanged();
     return this.db.prepare("DELETE FROM webhook_endpoints WHERE id = ?").run(endpoint).changes === 1;
   }
 
