@@ -30,11 +30,11 @@ async function freshBatch(): Promise<{ db: Database; batch: BatchTransaction }> 
 async function batchWithEndpoints(count: number): Promise<{ db: Database; batch: BatchTransaction }> {
   const { db, batch } = await freshBatch();
   for (let n = 1; n <= count; n++) {
-    const events: WriteOp = [
+    const add: WriteOp = [
       "webhook",
       { kind: "add-endpoint", url: `http://127.0.0.1:9/${n}`, events: ["plant.created", "plant.deleted"], secret },
     ];
-    batch.run([events]);
+    batch.run([add]);
   }
   return { db, batch };
 }
