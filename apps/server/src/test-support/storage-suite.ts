@@ -385,6 +385,29 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect((await storage.webhooks.msUntilNextDue())!).toBeGreaterThan(250_000);
       });
 
+      it("the oldest pending delivery's age: by when its event happened, retries included", async () => {
+        const storage = await open();
+        await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
+        expect(await storage.webhooks.oldestPendingAgeSeconds()).toBe(0);
+        const beforeFirst = Date.now();
+        await storage.plants.create({ id: 1n, name: "p" });
+        const afterFirst = Date.now();
+        while (Date.now() <= afterFirst); // the second event happens on a later millisecond
+        await storage.plants.create({ id: 2n, name: "p" });
+        const [first, second] = await claim(storage, "a");
+        // The first is retried in an hour, the second due again now: the first is still the oldest.
+        await storage.webhooks.settle(first!.delivery, "a", { kind: "retry", delayMs: 3_600_000 });
+        await storage.webhooks.settle(second!.delivery, "a", { kind: "retry", delayMs: 0 });
+        const measuring = Date.now();
+        const ageMs = (await storage.webhooks.oldestPendingAgeSeconds()) * 1000;
+        expect(ageMs).toBeGreaterThanOrEqual(measuring - afterFirst);
+        expect(ageMs).toBeLessThanOrEqual(Date.now() - beforeFirst);
+        const [again] = await claim(storage, "a");
+        await storage.webhooks.settle(again!.delivery, "a", { kind: "delivered", status: 204 });
+        await storage.webhooks.settle(first!.delivery, "a", { kind: "delivered", status: 204 }); // not leased: dropped
+        expect(await storage.webhooks.oldestPendingAgeSeconds()).toBeGreaterThan(0);
+      });
+
       it("prunes, in bounded steps, only delivered deliveries", async () => {
         const storage = await open();
         await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);

@@ -123,6 +123,14 @@ const MIGRATIONS: readonly Migration[] = [
       DROP TABLE webhook_events;
     `,
   },
+  {
+    version: 7,
+    name: "oldest pending webhook delivery index",
+    // The oldest pending delivery (plantstore_webhook_oldest_pending_seconds, read at every scrape):
+    // one index step, where the query read every pending row (a dead endpoint's backlog grows
+    // without bound). Only pending rows are in it.
+    sql: "CREATE INDEX webhook_deliveries_pending_created ON webhook_deliveries (created_at) WHERE state = 'pending';",
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

@@ -140,10 +140,8 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   oldestPendingAgeSeconds(): Promise<number> {
     return this.db.run("oldest pending webhook", async (pool) => {
       const result = await pool.query<{ age: bigint | null }>(
-        // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept
-        // for the retention period, are most of the table).
-        `SELECT ${NOW_MS} - min((SELECT min(d.created_at) FROM webhook_deliveries d
-                                 WHERE d.endpoint = p.id AND d.state = 'pending')) AS age FROM webhook_endpoints p`,
+        // The first entry of webhook_deliveries_pending_created.
+        `SELECT ${NOW_MS} - min(created_at) AS age FROM webhook_deliveries WHERE state = 'pending'`,
       );
       const age = result.rows[0]?.age;
       return age == null ? 0 : Math.max(0, Number(age) / 1000);

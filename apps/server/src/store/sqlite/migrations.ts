@@ -136,6 +136,15 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE lease_until IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- The oldest pending delivery (plantstore_webhook_oldest_pending_seconds, read at every
+      -- scrape): one index step, where reading every pending row held the event loop ~19 ms per
+      -- 30,000 pending (a dead endpoint's backlog grows without bound). Only pending rows are in it.
+      CREATE INDEX webhook_deliveries_pending_created ON webhook_deliveries (created_at) WHERE state = 'pending';
+    `,
+  },
 ];
 
 /**

@@ -10,6 +10,9 @@ import {
 } from "../webhook-rows.js";
 import type { GroupCommit } from "./group-commit.js";
 
+/** When the oldest pending delivery's event happened (the statement a test checks the plan of). */
+export const OLDEST_PENDING_SQL = "SELECT min(created_at) AS created FROM webhook_deliveries WHERE state = 'pending'";
+
 /**
  * Webhooks in SQLite. Every write (claims, results, endpoint changes) goes through the group commit
  * to the writer thread, so that no commit's fsync, and no wait for the write lock, ever blocks the
@@ -35,12 +38,8 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     this.nextLeaseEnd = db.prepare(
       "SELECT min(max(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE lease_until IS NOT NULL AND state = 'pending'",
     );
-    // Endpoint by endpoint, so that only pending deliveries are read (the delivered ones, kept for
-    // the retention period, are most of the table).
-    this.oldestPending = db.prepare(
-      `SELECT min((SELECT min(d.created_at) FROM webhook_deliveries d
-                   WHERE d.endpoint = p.id AND d.state = 'pending')) AS created FROM webhook_endpoints p`,
-    );
+    // The first entry of webhook_deliveries_pending_created.
+    this.oldestPending = db.prepare(OLDEST_PENDING_SQL);
     this.endpoints = db.prepare(
       "SELECT id, url, events, source, created_at, disabled_at, disabled_reason FROM webhook_endpoints ORDER BY id",
     );
