@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Database } from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { BatchTransaction, type WriteOp } from "./batch-transaction.js";
+import type { Claim } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { applyMigrations } from "./migrations.js";
 
@@ -39,41 +40,56 @@ async function batchWithEndpoints(count: number): Promise<{ db: Database; batch:
   return { db, batch };
 }
 
-describe("a batch whose change fails with its event", () => {
+/** Expands the whole outbox into deliveries (as a claim or a listing does). */
+function expandOutbox(batch: BatchTransaction): void {
+  batch.run([["webhook", { kind: "expand-outbox", events: 1_000 }]]);
+}
+
+describe("a batch whose change fails", () => {
   const ops: WriteOp[] = [
     ["create", 1n, "Fern", null],
     ["create", 2n, "Poison", null],
     ["create", 3n, "Moss", "green"],
     ["delete", 1n],
   ];
+  const refuse = (db: Database, table: string, when: string) =>
+    db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused'); END`);
 
-  // The failure comes after the plant's row was written (its delivery is refused), or before it.
-  for (const table of ["webhook_deliveries", "plants"]) {
-    it(`keeps neither of its rows, and its batch-mates commit (refused by ${table})`, async () => {
-      const { db, batch } = await batchWithEndpoints(1);
-      const refused = table === "plants" ? "NEW.name = 'Poison'" : `NEW.body LIKE '%"Poison"%'`;
-      db.exec(
-        `CREATE TRIGGER refuse BEFORE INSERT ON ${table} WHEN ${refused} BEGIN SELECT RAISE(ABORT, 'refused'); END`,
-      );
+  it("has no event for it, and its batch-mates commit with theirs", async () => {
+    const { db, batch } = await batchWithEndpoints(1);
+    refuse(db, "plants", "NEW.name = 'Poison'");
 
-      const outcome = batch.run(ops);
+    const outcome = batch.run(ops);
 
-      expect(outcome.results.map((result) => result.kind)).toEqual(["created", "failed", "created", "deleted"]);
-      expect(outcome.deliveries).toBe(3);
-      expect(db.prepare("SELECT id FROM plants ORDER BY id").pluck().all()).toEqual([3]);
-      const bodies = db.prepare("SELECT type, body FROM webhook_deliveries ORDER BY id").all() as Array<{
-        type: string;
-        body: string;
-      }>;
-      expect(
-        bodies.map(({ type, body }) => [type, (JSON.parse(body) as { data: { name: string } }).data.name]),
-      ).toEqual([
-        ["plant.created", "Fern"],
-        ["plant.created", "Moss"],
-        ["plant.deleted", "Fern"],
-      ]);
-    });
-  }
+    expect(outcome.results.map((result) => result.kind)).toEqual(["created", "failed", "created", "deleted"]);
+    expect(outcome.deliveries).toBe(3);
+    expect(db.prepare("SELECT id FROM plants ORDER BY id").pluck().all()).toEqual([3]);
+    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(1); // the batch's events: one row
+    expandOutbox(batch);
+    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
+    const bodies = db.prepare("SELECT type, body FROM webhook_deliveries ORDER BY id").all() as Array<{
+      type: string;
+      body: string;
+    }>;
+    expect(bodies.map(({ type, body }) => [type, (JSON.parse(body) as { data: { name: string } }).data.name])).toEqual([
+      ["plant.created", "Fern"],
+      ["plant.created", "Moss"],
+      ["plant.deleted", "Fern"],
+    ]);
+  });
+
+  // The events are one row written just before the commit: when it cannot be written, no change of
+  // the batch may stay without its event.
+  it("fails with its batch-mates when their events cannot be written", async () => {
+    const { db, batch } = await batchWithEndpoints(1);
+    refuse(db, "webhook_outbox", "1");
+
+    const outcome = batch.run(ops);
+
+    expect(outcome.results.map((result) => result.kind)).toEqual(["failed", "failed", "failed", "failed"]);
+    expect(outcome.deliveries).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM plants").pluck().get()).toBe(0);
+  });
 });
 
 describe("a batch's events", () => {
@@ -103,7 +119,8 @@ describe("a batch's events", () => {
     ]);
 
     expect(outcome.results.map((result) => result.kind)).toEqual(["created", "done", "created", "done", "created"]);
-    expect(outcome.deliveries).toBe(5); // written: two for plant 1 (one went with its endpoint), one, two
+    expect(outcome.deliveries).toBe(5); // recorded: two for plant 1 (one went with its endpoint), one, two
+    expandOutbox(batch);
     expect(deliveries(db)).toEqual([
       { endpoint: 1, state: "pending", plant: 1 },
       { endpoint: 1, state: "pending", plant: 2 },
@@ -130,13 +147,40 @@ describe("a batch's events", () => {
     const outcome = batch.run([create(2), gone, create(3)]);
 
     expect(outcome.deliveries).toBe(3);
+    expandOutbox(batch);
     expect(deliveries(db)).toEqual([
       { endpoint: 1, state: "pending", plant: 1 },
       { endpoint: 2, state: "failed", plant: 1 },
       { endpoint: 1, state: "pending", plant: 2 },
-      { endpoint: 2, state: "failed", plant: 2 }, // written before the 410, failed with the endpoint
+      { endpoint: 2, state: "failed", plant: 2 }, // recorded before the 410, failed with the endpoint
       { endpoint: 1, state: "pending", plant: 3 },
     ]);
+  });
+});
+
+describe("a claim", () => {
+  // The outbox is expanded oldest first. Events for an endpoint with no free slot must not keep a
+  // claim from reaching the events behind them, for endpoints that have room.
+  it("expands the outbox past events it cannot claim now", async () => {
+    const { db, batch } = await freshBatch();
+    for (const type of ["plant.created", "plant.deleted"] as const) {
+      batch.run([["webhook", { kind: "add-endpoint", url: `http://127.0.0.1:9/${type}`, events: [type], secret }]]);
+    }
+    batch.run([1, 2, 3].map((id): WriteOp => ["create", BigInt(id), `Plant ${id}`, null]));
+    batch.run([["delete", 2n]]);
+    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(2);
+
+    // Endpoint 1 (creates) has its one slot busy; endpoint 2 (deletes) has room.
+    const claim: Claim = { owner: "me", limit: 1, perEndpoint: 1, leaseMs: 60_000, busy: [[1, 1]], holding: [] };
+    const claimed = batch.run([["webhook", { kind: "claim", claim }]]).results[0] as {
+      kind: "done";
+      value: Array<{ endpoint: number; type: string }>;
+    };
+
+    expect(claimed.value.map(({ endpoint, type }) => ({ endpoint, type }))).toEqual([
+      { endpoint: 2, type: "plant.deleted" },
+    ]);
+    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
   });
 });
 

@@ -26,7 +26,7 @@ export type WriteResult =
  * means that an attempt is made again, which at-least-once delivery allows; so a batch of nothing
  * else is committed without waiting for its fsync (see BatchTransaction.run).
  */
-const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune"]);
+const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune", "expand-outbox"]);
 
 function isBookkeeping(op: WriteOp): boolean {
   return op[0] === "webhook" && BOOKKEEPING.has(op[1].kind);
@@ -34,7 +34,7 @@ function isBookkeeping(op: WriteOp): boolean {
 
 export interface BatchOutcome {
   results: WriteResult[];
-  /** Webhook deliveries the batch's plant changes wrote (their events are in the same commit). */
+  /** Webhook deliveries the batch's plant changes made (their events are in the same commit, in its outbox row). */
   deliveries: number;
 }
 
@@ -42,9 +42,10 @@ export interface BatchOutcome {
  * Writes a batch in one transaction with one commit (group commit), in arrival order. A create is
  * `INSERT … ON CONFLICT (id) DO NOTHING`, and a row that was not inserted is read back in the same
  * transaction, so replay/conflict is decided by the database; a delete returns the row it removed.
- * A plant change that an endpoint subscribes to writes its event in the same transaction: both or
- * neither. A write that fails is reported alone; its batch-mates still commit. Runs wherever the
- * connection lives (the writer thread).
+ * The events of the plant changes that endpoints subscribe to are written in the same transaction,
+ * as the batch's outbox row just before the commit: each change and its event, both or neither. A
+ * write that fails is reported alone (a change is one statement, and its event is recorded only once
+ * it succeeded); its batch-mates still commit. Runs wherever the connection lives (the writer thread).
  */
 export class BatchTransaction {
   private readonly begin: Statement;
@@ -73,16 +74,27 @@ export class BatchTransaction {
     this.webhooks = new WebhookWrites(db);
   }
 
-  /**
-   * A change and its event are two statements, so the pair needs a savepoint to fail alone; while
-   * both succeed it needs none, and the savepoint and its release cost a create with an endpoint
-   * about as much as its event's row. So the batch runs without them, and only when a change with
-   * an event fails is it rolled back and run again with a savepoint around each such change.
-   */
   run(ops: readonly WriteOp[]): BatchOutcome {
     this.syncEveryCommit(!ops.every(isBookkeeping));
     const now = Date.now();
-    return this.runBatch(ops, now, false) ?? this.runBatch(ops, now, true)!;
+    const results: WriteResult[] = [];
+    let deliveries = 0;
+    try {
+      this.begin.run();
+      this.webhooks.beginBatch();
+      for (const op of ops) {
+        const outcome = this.runOne(op, now);
+        results.push(outcome.result);
+        deliveries += outcome.events;
+      }
+      this.webhooks.endBatch(now);
+      this.commit.run(); // with synchronous=FULL (every batch that changes plants): on disk when this returns
+      return { results, deliveries };
+    } catch (error) {
+      if (this.db.inTransaction) this.rollback.run();
+      const failure = failed(error);
+      return { results: ops.map(() => failure), deliveries: 0 };
+    }
   }
 
   /**
@@ -100,46 +112,17 @@ export class BatchTransaction {
     this.fullSync = full;
   }
 
-  /** One transaction; undefined (rolled back) when a change with an event failed without a savepoint. */
-  private runBatch(ops: readonly WriteOp[], now: number, savepoints: boolean): BatchOutcome | undefined {
-    const results: WriteResult[] = [];
-    let deliveries = 0;
-    try {
-      this.begin.run();
-      this.webhooks.beginBatch();
-      for (const op of ops) {
-        const outcome = this.runOne(op, now, savepoints);
-        if (outcome === undefined) {
-          if (this.db.inTransaction) this.rollback.run();
-          return undefined;
-        }
-        results.push(outcome.result);
-        deliveries += outcome.events;
-      }
-      this.commit.run(); // with synchronous=FULL (every batch that changes plants): on disk when this returns
-      return { results, deliveries };
-    } catch (error) {
-      if (this.db.inTransaction) this.rollback.run();
-      const failure = failed(error);
-      return { results: ops.map(() => failure), deliveries: 0 };
-    }
-  }
-
-  private runOne(op: WriteOp, now: number, savepoints: boolean): Written | undefined {
+  private runOne(op: WriteOp, now: number): Written {
     // A webhook write may be several statements (they are rare: each gets a savepoint).
     if (op[0] === "webhook") {
       return this.inSavepoint(() => ({ result: { kind: "done", value: this.webhooks.run(op[1], now) }, events: 0 }));
     }
-    // The change and its event: both or neither (one statement alone is atomic already).
-    const alone = !this.webhooks.wants(op[0] === "create" ? "plant.created" : "plant.deleted");
-    if (alone || !savepoints) {
-      try {
-        return this.change(op, now);
-      } catch (error) {
-        return alone ? { result: failed(error), events: 0 } : undefined;
-      }
+    // A change is one statement, atomic by itself; its event is recorded only after it succeeded.
+    try {
+      return this.change(op, now);
+    } catch (error) {
+      return { result: failed(error), events: 0 };
     }
-    return this.inSavepoint(() => this.change(op, now));
   }
 
   /** Runs `write` under a savepoint: what it changed stays only if it returns. */

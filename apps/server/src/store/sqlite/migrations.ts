@@ -145,6 +145,20 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       CREATE INDEX webhook_deliveries_pending_created ON webhook_deliveries (created_at) WHERE state = 'pending';
     `,
   },
+  {
+    version: 8,
+    sql: `
+      -- The outbox: one row per commit that had events, holding all of them (see webhook-writes.ts).
+      -- A delivery row per event and endpoint, written inside the create's commit, cost a create with
+      -- an endpoint ~4.5 µs of its ~55; the worker now writes those rows when it picks the events up.
+      -- No AUTOINCREMENT: an outbox row lives until the worker expands it, and nothing refers to it.
+      CREATE TABLE webhook_outbox (
+        id         INTEGER PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        events     TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**
