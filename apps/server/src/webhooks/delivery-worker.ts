@@ -71,6 +71,12 @@ export class DeliveryWorker {
   private wake: (() => void) | undefined;
   /** Set by poke(), cleared when the loop looks: a poke between two looks is never lost. */
   private poked = false;
+  /**
+   * Sleeping until the next attempt may begin (requests first): a poke then only sets `poked`, for
+   * when the sleep ends. Under saturating creates every committed batch pokes, hundreds a second,
+   * and waking the loop for each only put it back to sleep.
+   */
+  private gated = false;
   private readonly inFlight = new Map<number, { endpoint: number; done: Promise<void>; abort: AbortController }>();
   private lastPrune = 0;
   private lastBegun = Number.NEGATIVE_INFINITY;
@@ -91,7 +97,7 @@ export class DeliveryWorker {
   /** New deliveries were committed (or a slot freed): look now rather than at the next poll. */
   poke(): void {
     this.poked = true;
-    this.wake?.();
+    if (!this.gated) this.wake?.();
   }
 
   /**
@@ -101,7 +107,8 @@ export class DeliveryWorker {
    */
   async stop(graceMs: number): Promise<void> {
     this.running = false;
-    this.poke();
+    this.poked = true;
+    this.wake?.();
     await this.loop;
     const finished = Promise.all([...this.inFlight.values()].map((attempt) => attempt.done));
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
@@ -119,9 +126,9 @@ export class DeliveryWorker {
       this.poked = false;
       try {
         // Requests leave no room (see RequestPriority), and the last attempt began less than the gap
-        // ago: neither claim nor read until the next may begin (committed batches keep poking while
-        // requests saturate the loop).
+        // ago: neither claim nor read until the next may begin, and let no poke wake the sleep.
         const gate = this.msUntilMayBegin();
+        this.gated = gate > 0;
         if (gate > 0) {
           pause = gate;
         } else {
@@ -145,7 +152,8 @@ export class DeliveryWorker {
         this.logger.warn({ err: error }, "webhook deliveries: could not reach storage; trying again");
       }
       poked = this.poked;
-      if (pause > 0 && this.running && !poked) poked = await this.sleep(pause);
+      if (pause > 0 && this.running && (this.gated || !poked)) poked = (await this.sleep(pause)) || this.poked;
+      this.gated = false;
     }
   }
 
