@@ -63,7 +63,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     idleTimeoutMs: config.pgIdleTimeoutMs,
     logger,
     observeBatch: (size, seconds) => metrics.observeBatch(size, seconds),
-    // A commit wrote webhook deliveries: send them now rather than at the next poll.
+    // A commit wrote webhook events (deliveries to make): send them now rather than at the next poll.
     onDeliveries: () => deliveries?.poke(),
   });
   let shuttingDown = false;

@@ -170,7 +170,7 @@ export interface StorageOptions {
   logger: Logger;
   /** Told of every group-commit batch: how many writes, and how long the commit took. */
   observeBatch?: BatchObserver;
-  /** Told when a commit wrote webhook deliveries, so that they go out without waiting for a poll. */
+  /** Told when a commit wrote webhook events (deliveries to make), so that they go out without waiting for a poll. */
   onDeliveries?: () => void;
 }
 
