@@ -328,6 +328,30 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(due[0]!.body).toContain('"id":9007199254740993,');
       });
 
+      // On SQLite a commit writes its events to the outbox, and deliveries are made from it later:
+      // a listing (the admin command, perhaps while no server runs) must show them all the same.
+      it("lists a committed event's deliveries, and says they are due, before any claim", async () => {
+        const storage = await open();
+        const [first, second] = [
+          await storage.webhooks.addEndpoint("http://127.0.0.1:9/1", ["plant.created", "plant.deleted"], secret),
+          await storage.webhooks.addEndpoint("http://127.0.0.1:9/2", ["plant.deleted"], secret),
+        ];
+        await storage.plants.create({ id: 7n, name: "Fern" });
+        await storage.plants.delete(7n);
+        expect(await storage.webhooks.msUntilNextDue()).toBeLessThanOrEqual(0);
+
+        const listed = await storage.webhooks.listDeliveries({ failedOnly: false, limit: 10 });
+
+        const shown = listed.map(({ type, endpoint, state, attempts }) => ({ type, endpoint, state, attempts }));
+        shown.sort((a, b) => a.type.localeCompare(b.type) || a.endpoint - b.endpoint);
+        expect(shown).toEqual([
+          { type: "plant.created", endpoint: first!.id, state: "pending", attempts: 0 },
+          { type: "plant.deleted", endpoint: first!.id, state: "pending", attempts: 0 },
+          { type: "plant.deleted", endpoint: second!.id, state: "pending", attempts: 0 },
+        ]);
+        expect(await storage.webhooks.listDeliveries({ failedOnly: true, limit: 10 })).toEqual([]);
+      });
+
       it("leases a delivery to one owner until it is settled, and never hands out more than an endpoint's share", async () => {
         const storage = await open();
         await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);
