@@ -47,7 +47,17 @@ export class WebhookWrites {
   private readonly oldestOutbox: Statement<[], { id: number; created_at: number; events: string }>;
   private readonly deleteOutbox: Statement<[number]>;
   private readonly endpointStates: Statement<[], { id: number; disabled: 0 | 1 }>;
-  private readonly insertDelivery: Statement<[string, string, string, number, number, number]>;
+  /** A delivery of an expanded event: pending, or already failed when its endpoint was disabled since. */
+  private readonly insertDelivery: Statement<{
+    eventId: string;
+    type: string;
+    body: string;
+    at: number;
+    endpoint: number;
+    state: "pending" | "failed";
+    error: string | null;
+    finishedAt: number | null;
+  }>;
   private readonly dueOfEndpoint: Statement<
     { endpoint: number; now: number; holding: string; limit: number },
     { id: number; next_attempt_at: number }
@@ -86,8 +96,10 @@ export class WebhookWrites {
     this.oldestOutbox = db.prepare("SELECT id, created_at, events FROM webhook_outbox ORDER BY id LIMIT 1");
     this.deleteOutbox = db.prepare("DELETE FROM webhook_outbox WHERE id = ?");
     this.endpointStates = db.prepare("SELECT id, disabled_at IS NOT NULL AS disabled FROM webhook_endpoints");
+    // Due from the event's time.
     this.insertDelivery = db.prepare(
-      "INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
+      `INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at, state, last_error,
+         finished_at) VALUES (:eventId, :type, :body, :at, :endpoint, :at, :state, :error, :finishedAt)`,
     );
     // An endpoint's due deliveries that no one holds (or whose lease ran out), oldest first: a range
     // of webhook_deliveries_endpoint_due that skips only the few leased rows at its start.
@@ -243,16 +255,14 @@ export class WebhookWrites {
         const line = OutboxLine.parse(text);
         for (const endpoint of line.endpoints) {
           const disabled = endpoints.get(endpoint);
-          if (disabled === 0) {
-            this.insertDelivery.run(line.eventId, line.type, line.body, row.created_at, endpoint, row.created_at);
-          } else if (disabled === 1) {
-            this.db
-              .prepare(
-                `INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at, state,
-                   last_error, finished_at) VALUES (?, ?, ?, ?, ?, ?, 'failed', ?, ?)`,
-              )
-              .run(line.eventId, line.type, line.body, row.created_at, endpoint, row.created_at, GONE_REASON, now);
-          }
+          if (disabled === undefined) continue; // removed since the event
+          const { eventId, type, body } = line;
+          const at = row.created_at;
+          this.insertDelivery.run(
+            disabled === 0
+              ? { eventId, type, body, at, endpoint, state: "pending", error: null, finishedAt: null }
+              : { eventId, type, body, at, endpoint, state: "failed", error: GONE_REASON, finishedAt: now },
+          );
         }
         expanded++;
       }
