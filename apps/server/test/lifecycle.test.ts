@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../src/test-support/databases.js";
 import {
@@ -52,6 +55,26 @@ describe("the process as users run it", () => {
     });
     expect(conflict.status).toBe(409);
     expect(await stop(second)).toBe(0);
+  });
+
+  it("runs from an install path that contains /src/ (a container's WORKDIR /usr/src/app)", async () => {
+    // The built server copied as an image installs it, its dependencies linked from this workspace.
+    const install = join(mkdtempSync(join(tmpdir(), "plantstore-install-")), "usr", "src", "app");
+    const built = dirname(dirname(MAIN));
+    cpSync(join(built, "dist"), join(install, "dist"), { recursive: true });
+    cpSync(join(built, "package.json"), join(install, "package.json"));
+    symlinkSync(join(built, "node_modules"), join(install, "node_modules"));
+    try {
+      const server = await spawnServer(
+        { DATABASE_URL: await backend.freshDatabaseUrl() },
+        join(install, "dist", "main.js"),
+      );
+      // A create goes through the SQLite writer thread, which must be found beside the installed code.
+      expect(await create(server.url, 9_007_199_254_740_993n)).toBe(200);
+      expect(await stop(server)).toBe(0);
+    } finally {
+      rmSync(dirname(dirname(dirname(install))), { recursive: true, force: true });
+    }
   });
 
   it("after kill -9 under concurrent load, keeps every plant that got a 200", async () => {

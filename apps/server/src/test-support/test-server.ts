@@ -58,9 +58,9 @@ export function killSpawnedServers(): void {
   spawned.clear();
 }
 
-/** The built server as users run it (`node dist/main.js`), resolved once it listens. */
-export async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+/** The built server as users run it (`node dist/main.js`, or `main`), resolved once it listens. */
+export async function spawnServer(env: Record<string, string>, main = MAIN): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, LOG_LEVEL: "info", ...env },
   });
   spawned.add(child);

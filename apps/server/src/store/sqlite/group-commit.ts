@@ -189,9 +189,7 @@ export class ThreadBatchWriter implements BatchWriter {
   }
 
   private start(): Worker {
-    // The compiled thread next to this module: tests build first (see the vitest preset), so the
-    // thread always runs the current source.
-    const worker = new Worker(new URL("./writer-thread.js", import.meta.url.replace("/src/", "/dist/")), {
+    const worker = new Worker(writerThreadUrl(import.meta.url), {
       workerData: { path: this.path },
       // The thread only moves batches to SQLite: a small heap is plenty, and every MiB is RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
@@ -211,4 +209,17 @@ export class ThreadBatchWriter implements BatchWriter {
     worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
     return worker;
   }
+}
+
+/**
+ * The compiled writer thread beside `moduleUrl` (this module's URL). Built, it sits next to this
+ * module whatever the install path (`/usr/src/app` included). Run from the TypeScript source (the
+ * tests), it is the built one in the package's dist/: the vitest preset builds first, so the thread
+ * always runs the current source. The path is taken relative to this file, never by rewriting
+ * a "/src/" that any parent directory may also contain.
+ */
+function writerThreadUrl(moduleUrl: string): URL {
+  return moduleUrl.endsWith(".ts")
+    ? new URL("../../../dist/store/sqlite/writer-thread.js", moduleUrl)
+    : new URL("./writer-thread.js", moduleUrl);
 }
