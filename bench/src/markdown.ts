@@ -22,7 +22,7 @@ function range(cell: CellResult): string {
   return `${number(Math.min(...values))}–${number(Math.max(...values))}`;
 }
 
-/** The results as the Markdown the README quotes. */
+/** The results as Markdown: bench/results/latest.md, the latest run's table and targets. */
 export function renderMarkdown(results: BenchResults): string {
   const { machine, settings } = results;
   const rss = new Map(results.targets.map((target) => [target.name, target.peakRssKiB]));

@@ -57,7 +57,7 @@ describe("POST /plants, typed from the OpenAPI document", () => {
       Expect<Equal<Answer, Plant>>,
       Expect<Equal<keyof Plant, "name" | "tag">>,
       Expect<Equal<Plant, { name: string; tag?: string }>>,
-      // openapi-typescript maps int64 to number (see README: ids above 2^53 need a bigint-aware serializer).
+      // openapi-typescript maps int64 to number (see docs/api.md: ids above 2^53 need a bigint-aware serializer).
       Expect<Equal<NewPlant["id"], number>>,
     ];
   });

@@ -30,7 +30,7 @@ const needs = (scope: OperationMetadata["scope"]) => ({ scope }) satisfies Opera
  * The Plant Store API. Response descriptions for the OpenAPI document are in `openapi.ts`
  * (zod's `.describe()` would copy the schemas and lose their component names).
  * The specification shows POST /plants with 200 and 400; the other operations and statuses are the
- * decided answers to what it leaves open (see the README's "Decisions").
+ * decided answers to what it leaves open (see docs/api.md, "Decisions").
  */
 export const plantStoreContract = c.router(
   {

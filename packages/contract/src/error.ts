@@ -57,7 +57,7 @@ export function statusOfErrorCode(code: ErrorCodeValue): number {
   return Math.trunc(code / 100);
 }
 
-/** One line per code, for documentation (README, OpenAPI description). */
+/** One line per code, for documentation (docs/api.md, the OpenAPI description). */
 export const errorCatalogue: ReadonlyArray<{ code: ErrorCodeValue; name: ErrorCodeName; status: number }> = (
   Object.entries(ErrorCode) as Array<[ErrorCodeName, ErrorCodeValue]>
 ).map(([name, code]) => ({

@@ -39,7 +39,7 @@ const MAX_EXPANDED_PER_CLAIM = 1_000;
  * when a claim expands the outbox: while requests saturate the server, a claim comes only when an
  * attempt may begin, so that work waits for room like the attempts do. Writing the delivery rows in
  * the create's own commit cost a create with an endpoint ~4.5 µs of the writer's time, most of the
- * gap to a create without one (README, "Where the time goes").
+ * gap to a create without one (measured with `pnpm bench`; see the commits that moved it here).
  */
 export class WebhookWrites {
   private readonly activeEndpoints: Statement<[], { id: number; events: string }>;
