@@ -9,6 +9,7 @@ import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
 import { createFirstRunToken } from "./tokens/first-run-token.js";
 import { TokenVerifier } from "./tokens/token-verifier.js";
+import { applyWebhookSettings } from "./webhooks/configured-endpoints.js";
 import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 import { RequestPriority } from "./webhooks/request-priority.js";
 
@@ -68,7 +69,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   });
   let shuttingDown = false;
   try {
-    await storage.webhooks.syncConfigured(config.webhookUrls, config.webhookSecret ?? "");
+    await applyWebhookSettings(storage.webhooks, config.webhookUrls, config.webhookSecret ?? "", logger);
     deliveries = new DeliveryWorker(
       storage.webhooks,
       {

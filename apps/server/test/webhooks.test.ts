@@ -13,6 +13,7 @@ import {
   TOKEN,
   type ServerProcess,
   type TestServer,
+  waitForOutput,
 } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
 import { WebhookReceiver, type Reply } from "../src/test-support/webhook-receiver.js";
@@ -269,6 +270,63 @@ describe.each(testBackends())("webhooks as users run them on $name", (backend) =
       expect(response.status, `event for plant ${id}`).toBe(200);
     }
   }, 150_000);
+
+  it("an instance started without the URL, next to one with it, disables the endpoint and deletes nothing; one started with it again and a new secret resumes it, and the backlog arrives signed with both secrets", async () => {
+    const reserved = await WebhookReceiver.start();
+    const port = new URL(reserved.url).port;
+    await reserved.close(); // the receiver is down: deliveries wait, pending
+    const [oldSecret, newSecret] = [generateSecret(), generateSecret()];
+    const url = `http://127.0.0.1:${port}/hooks`;
+    const database = { DATABASE_URL: await backend.freshDatabaseUrl() };
+    const configured = {
+      ...database,
+      PLANTSTORE_WEBHOOK_URLS: url,
+      PLANTSTORE_WEBHOOK_SECRET: oldSecret,
+      PLANTSTORE_WEBHOOK_RETRY_DELAYS: Array(60).fill("0.2").join(","),
+    };
+    const first = await spawnServer(configured);
+    const ids = [1n, 2n, 3n];
+    for (const id of ids) {
+      const response = await fetch(`${first.url}/plants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: stringify({ id, name: "Fern" }),
+      });
+      expect(response.status).toBe(200);
+    }
+
+    // Stale settings: no webhook variables at all.
+    const stale = await spawnServer(database);
+    const warning = await waitForOutput(stale, /^.*"level":40.*"msg":"webhook settings differ.*$/m);
+    expect(JSON.parse(warning[0])).toMatchObject({ disabled: [{ id: 1, url, pending: 3, failed: 0 }] });
+    const admin = (...args: string[]) =>
+      spawnSync(process.execPath, [MAIN, "webhooks", ...args], {
+        env: { ...process.env, ...database },
+        encoding: "utf8",
+      });
+    expect(admin("list").stdout).toMatch(
+      /^1\thttp:\/\/127\.0\.0\.1:\d+\/hooks\t.*\tconfig\tdisabled .*PLANTSTORE_WEBHOOK_URLS/,
+    );
+    const backlog = admin("deliveries").stdout.trim().split("\n");
+    expect(backlog).toHaveLength(3);
+    for (const line of backlog) expect(line).toContain("\tpending\t");
+
+    const hooks = await WebhookReceiver.start(() => 204, Number(port));
+    cleanups.push(() => hooks.close());
+    const back = await spawnServer({ ...configured, PLANTSTORE_WEBHOOK_SECRET: newSecret });
+    const notice = await waitForOutput(back, /^.*"level":40.*"msg":"webhook settings differ.*$/m);
+    expect(JSON.parse(notice[0])).toMatchObject({ resumed: [{ id: 1, url }], secretRotated: [{ id: 1, url }] });
+    await waitFor("the backlog's events", () => hooks.events().length === 3);
+    expect(
+      hooks
+        .events()
+        .map((attempt) => attempt.event.data.id)
+        .sort(),
+    ).toEqual(ids);
+    hooks.verify(oldSecret);
+    hooks.verify(newSecret);
+    for (const started of [first, stale, back]) started.child.kill("SIGTERM");
+  }, 120_000);
 
   // Fourteen runs of the admin command, each a fresh Node process: about 7 s on a quiet machine, past
   // the suite's 30 s while another test run shared the two cores. A deadline for a fact, not a speed.

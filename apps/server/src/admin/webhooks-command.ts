@@ -1,16 +1,14 @@
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
 import type { Storage } from "../store/storage.js";
 import { parseCommand, runAdminCommand, UsageError } from "./usage.js";
-import { generateSecret } from "../webhooks/signing.js";
-
-/** How long a rotated-out secret still signs deliveries, so that receivers can switch without a gap. */
-export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+import { generateSecret, ROTATION_OVERLAP_MS } from "../webhooks/signing.js";
 
 const USAGE = `usage: plantstore-server webhooks <command>
   add <url> [--events a,b]        add an endpoint (events: ${WEBHOOK_EVENT_TYPES.join(", ")}; default all);
                                   prints its secret once
   list                            list endpoints (id, url, events, source, state)
-  remove <id>                     remove an endpoint and its deliveries
+  remove <id>                     remove an endpoint and its deliveries (the only way they are
+                                  deleted: a URL that leaves PLANTSTORE_WEBHOOK_URLS is disabled)
   rotate-secret <id>              give an endpoint a new secret (printed once); the old one keeps
                                   signing alongside for 24 hours
   deliveries [--failed] [--limit n]  list deliveries, newest first

@@ -73,7 +73,10 @@ export interface WebhookEndpoint {
   events: WebhookEventType[];
   source: "admin" | "config";
   createdAt: string;
-  /** Set when the endpoint answered 410 Gone: it gets no more deliveries. */
+  /**
+   * Set when the endpoint answered 410 Gone (it gets no more deliveries), or when its URL left
+   * PLANTSTORE_WEBHOOK_URLS (no new events; its pending deliveries wait for the URL to come back).
+   */
   disabledAt?: string;
   disabledReason?: string;
 }
@@ -115,6 +118,24 @@ export type AttemptResult =
   /** 410 Gone: the endpoint is disabled and its other pending deliveries fail with it. */
   | { kind: "endpoint-gone"; status: number };
 
+/** What syncConfigured changed in the store's configured endpoints (each named by id and URL). */
+export interface ConfiguredChanges {
+  /** The store held configured endpoints before (otherwise this is its first configuration). */
+  wasConfigured: boolean;
+  added: ConfiguredEndpoint[];
+  /** Their URL is back in PLANTSTORE_WEBHOOK_URLS: their waiting deliveries go out. */
+  resumed: ConfiguredEndpoint[];
+  /** Their URL left PLANTSTORE_WEBHOOK_URLS: with how many deliveries are kept, pending and failed. */
+  disabled: Array<ConfiguredEndpoint & { pending: number; failed: number }>;
+  /** Their secret was not PLANTSTORE_WEBHOOK_SECRET: rotated to it. */
+  rotated: ConfiguredEndpoint[];
+}
+
+export interface ConfiguredEndpoint {
+  id: number;
+  url: string;
+}
+
 export interface DeliveryInfo {
   delivery: number;
   eventId: string;
@@ -155,8 +176,13 @@ export interface WebhookRepository {
   removeEndpoint(id: number): Promise<boolean>;
   /** Signs with `secret` from now on, and with the old secret too until `overlapUntil` (epoch ms). */
   rotateSecret(id: number, secret: string, overlapUntil: number): Promise<boolean>;
-  /** Makes the `config` endpoints exactly these URLs (PLANTSTORE_WEBHOOK_URLS), with this secret. */
-  syncConfigured(urls: readonly string[], secret: string): Promise<void>;
+  /**
+   * Makes the `config` endpoints follow PLANTSTORE_WEBHOOK_URLS and PLANTSTORE_WEBHOOK_SECRET: a
+   * URL new to the store is added; one that left is disabled, never removed (its deliveries are
+   * kept); one that came back is enabled again; a changed secret is rotated (the old one signs
+   * too until `overlapUntil`, epoch ms). Deletes nothing. Returns what it changed.
+   */
+  syncConfigured(urls: readonly string[], secret: string, overlapUntil: number): Promise<ConfiguredChanges>;
   listDeliveries(options: { failedOnly: boolean; limit: number }): Promise<DeliveryInfo[]>;
   /** Sends a delivery again from its first attempt; false when there is no such delivery or it is pending. */
   redeliver(delivery: number): Promise<boolean>;

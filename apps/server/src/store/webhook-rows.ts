@@ -34,8 +34,50 @@ export function newEventId(): string {
   return prefix + random;
 }
 
-/** Why an endpoint stopped receiving deliveries on its own (the only way one is disabled). */
+/** Why an endpoint stopped receiving deliveries on its own: its pending deliveries failed with it. */
 export const GONE_REASON = "the endpoint answered 410 Gone";
+/**
+ * Why a configured endpoint gets no new events: its URL left PLANTSTORE_WEBHOOK_URLS. Its pending
+ * deliveries stay pending (an acknowledged change's event is never thrown away by a configuration
+ * change) and go out once the URL is back; only `webhooks remove` deletes them.
+ */
+export const UNCONFIGURED_REASON = "its URL is not in PLANTSTORE_WEBHOOK_URLS";
+
+/** A `config` endpoint as syncConfigured reads it, on both backends. */
+export interface ConfiguredRow {
+  id: number;
+  url: string;
+  secret: string;
+  disabled_reason: string | null;
+}
+
+/** What syncConfigured does to the store's `config` endpoints (the rule, written once for both backends). */
+export interface ConfiguredPlan {
+  add: string[];
+  resume: ConfiguredRow[];
+  disable: ConfiguredRow[];
+  rotate: ConfiguredRow[];
+}
+
+/**
+ * Configured endpoints follow the environment without deleting anything: a URL that left is
+ * disabled (only if active: one already disabled, for leaving or for answering 410 Gone, stays as
+ * it is), a URL that is back is enabled again unless it answered 410 Gone, a new URL is added, and
+ * an endpoint whose secret differs is rotated to the configured one.
+ */
+export function planConfigured(
+  rows: readonly ConfiguredRow[],
+  urls: readonly string[],
+  secret: string,
+): ConfiguredPlan {
+  const listed = (row: ConfiguredRow) => urls.includes(row.url);
+  return {
+    add: urls.filter((url) => !rows.some((row) => row.url === url)),
+    resume: rows.filter((row) => listed(row) && row.disabled_reason === UNCONFIGURED_REASON),
+    disable: rows.filter((row) => !listed(row) && row.disabled_reason === null),
+    rotate: rows.filter((row) => listed(row) && row.secret !== secret),
+  };
+}
 
 /** A webhook_endpoints row as both databases return it (times in epoch ms; PostgreSQL's bigint as bigint). */
 export interface EndpointRow {

@@ -439,6 +439,77 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(await storage.webhooks.oldestPendingAgeSeconds()).toBe(0);
       });
 
+      it("a configured URL that leaves is disabled with its deliveries kept, and resumes with them when it is back", async () => {
+        const storage = await open();
+        const [a, b] = ["http://127.0.0.1:9/a", "http://127.0.0.1:9/b"];
+        const later = Date.now() + 3_600_000;
+        const first = await storage.webhooks.syncConfigured([a, b], secret, later);
+        expect(first).toMatchObject({ wasConfigured: false, resumed: [], disabled: [], rotated: [] });
+        expect(first.added.map((endpoint) => endpoint.url)).toEqual([a, b]);
+        const [endpointA, endpointB] = first.added.map((endpoint) => endpoint.id);
+        await storage.plants.create({ id: 1n, name: "p" });
+        for (const delivery of await claim(storage, "x")) {
+          const result = delivery.endpoint === endpointA ? "failed" : "delivered";
+          await storage.webhooks.settle(delivery.delivery, "x", { kind: result, status: 500 });
+        }
+        await storage.plants.delete(1n); // not claimed yet: on SQLite still in the outbox
+
+        const left = await storage.webhooks.syncConfigured([b], secret, later);
+        expect(left).toEqual({
+          wasConfigured: true,
+          added: [],
+          resumed: [],
+          disabled: [{ id: endpointA, url: a, pending: 1, failed: 1 }],
+          rotated: [],
+        });
+        expect((await storage.webhooks.listEndpoints()).find((endpoint) => endpoint.id === endpointA)).toMatchObject({
+          disabledReason: expect.stringContaining("PLANTSTORE_WEBHOOK_URLS"),
+        });
+        // Nothing was deleted; no new event goes to the disabled endpoint, none of its own is due.
+        await storage.plants.create({ id: 2n, name: "p" });
+        const ofA = async () =>
+          (await storage.webhooks.listDeliveries({ failedOnly: false, limit: 20 }))
+            .filter((delivery) => delivery.endpoint === endpointA)
+            .map((delivery) => [delivery.type, delivery.state]);
+        expect(await ofA()).toEqual([
+          ["plant.deleted", "pending"],
+          ["plant.created", "failed"],
+        ]);
+        const claimed = await claim(storage, "x");
+        expect(claimed.map((delivery) => delivery.endpoint)).toEqual([endpointB, endpointB]);
+        for (const delivery of claimed) {
+          await storage.webhooks.settle(delivery.delivery, "x", { kind: "delivered", status: 204 });
+        }
+        expect(await storage.webhooks.msUntilNextDue()).toBeUndefined();
+        // A second start with the same settings changes nothing.
+        expect(await storage.webhooks.syncConfigured([b], secret, later)).toMatchObject({ disabled: [], resumed: [] });
+
+        const back = await storage.webhooks.syncConfigured([a, b], secret, later);
+        expect(back).toMatchObject({ added: [], resumed: [{ id: endpointA, url: a }], disabled: [], rotated: [] });
+        const resumed = await claim(storage, "x");
+        expect(resumed.map((delivery) => [delivery.endpoint, delivery.type])).toEqual([[endpointA, "plant.deleted"]]);
+        expect(await ofA()).toEqual([
+          ["plant.deleted", "pending"],
+          ["plant.created", "failed"],
+        ]);
+      });
+
+      it("a changed configured secret is a rotation: the old one co-signs until the overlap ends", async () => {
+        const storage = await open();
+        const url = "http://127.0.0.1:9/a";
+        const newer = `whsec_${Buffer.alloc(32, 8).toString("base64")}`;
+        const [endpoint] = (await storage.webhooks.syncConfigured([url], secret, 0)).added;
+        const rotated = await storage.webhooks.syncConfigured([url], newer, Date.now() + 3_600_000);
+        expect(rotated).toMatchObject({ wasConfigured: true, added: [], disabled: [], rotated: [endpoint] });
+        await storage.plants.create({ id: 1n, name: "p" });
+        expect((await claim(storage, "x"))[0]!.secrets).toEqual([newer, secret]);
+        // Rotating back, with an overlap already over: the one secret alone.
+        await storage.webhooks.syncConfigured([url], secret, Date.now() - 1);
+        await storage.plants.create({ id: 2n, name: "p" });
+        expect((await claim(storage, "x"))[0]!.secrets).toEqual([secret]);
+        expect(await storage.webhooks.syncConfigured([url], secret, 0)).toMatchObject({ rotated: [] });
+      });
+
       it("prunes, in bounded steps, only delivered deliveries", async () => {
         const storage = await open();
         await storage.webhooks.addEndpoint("http://127.0.0.1:9/x", ["plant.created"], secret);

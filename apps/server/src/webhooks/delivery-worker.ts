@@ -36,7 +36,7 @@ const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 10_000;
 
 /** Where a delivery went, for logs: never the query string or credentials of a URL (they may hold secrets). */
-function shownUrl(url: string): string {
+export function shownUrl(url: string): string {
   try {
     const { origin, pathname } = new URL(url);
     return `${origin}${pathname}`;

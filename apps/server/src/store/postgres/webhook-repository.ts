@@ -7,7 +7,10 @@ import {
   endpointFromRow,
   eventsToColumn,
   GONE_REASON,
+  planConfigured,
+  UNCONFIGURED_REASON,
   type ClaimedRow,
+  type ConfiguredRow,
   type DeliveryRow,
   type EndpointRow,
 } from "../webhook-rows.js";
@@ -64,13 +67,15 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
     return this.db.run("next webhook due", async (pool) => {
       const result = await pool.query<{ wait: bigint | null }>(
         // A pending delivery is due at its next attempt, or when its lease runs out if it is leased:
-        // the earliest unleased one is first in its endpoint's range, and the leased are few.
+        // the earliest unleased one is first in its endpoint's range, and the leased are few. A
+        // disabled endpoint's pending deliveries (its URL left the configuration) wait, due never.
         `SELECT least(
            (SELECT min((SELECT d.next_attempt_at FROM webhook_deliveries d
                         WHERE d.endpoint = p.id AND d.state = 'pending' AND d.lease_until IS NULL
-                        ORDER BY d.next_attempt_at LIMIT 1)) FROM webhook_endpoints p),
-           (SELECT min(greatest(next_attempt_at, lease_until)) FROM webhook_deliveries
-            WHERE lease_until IS NOT NULL AND state = 'pending')
+                        ORDER BY d.next_attempt_at LIMIT 1)) FROM webhook_endpoints p WHERE p.disabled_at IS NULL),
+           (SELECT min(greatest(d.next_attempt_at, d.lease_until)) FROM webhook_deliveries d
+            JOIN webhook_endpoints p ON p.id = d.endpoint
+            WHERE d.lease_until IS NOT NULL AND d.state = 'pending' AND p.disabled_at IS NULL)
          ) - ${NOW_MS} AS wait`,
       );
       const wait = result.rows[0]?.wait;
@@ -184,34 +189,53 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
 
   rotateSecret(endpoint: number, secret: string, overlapUntil: number): Promise<boolean> {
     if (!isInt4(endpoint)) return Promise.resolve(false);
-    return this.db.run("rotate webhook secret", async (pool) => {
-      const result = await pool.query(
-        "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = $3, secret = $2 WHERE id = $1",
-        [endpoint, secret, overlapUntil],
-      );
-      return result.rowCount === 1;
-    });
+    return this.db.run("rotate webhook secret", (pool) => rotateSecret(pool, endpoint, secret, overlapUntil));
   }
 
-  syncConfigured(urls: readonly string[], secret: string): Promise<void> {
+  syncConfigured(urls: readonly string[], secret: string, overlapUntil: number): Promise<Storage.ConfiguredChanges> {
     // Instances starting at once must not each add the configured endpoints: an advisory lock
     // makes the read-then-write one step across every instance on this schema.
     return this.db.run("sync configured webhook endpoints", (pool) =>
       inTransaction(pool, async (client) => {
         await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [WEBHOOK_LOCK_CLASS]);
-        const configured = await client.query<{ id: number; url: string }>(
-          "SELECT id, url FROM webhook_endpoints WHERE source = 'config'",
-        );
-        for (const { id, url } of configured.rows) {
-          if (urls.includes(url))
-            await client.query("UPDATE webhook_endpoints SET secret = $2 WHERE id = $1", [id, secret]);
-          else await removeEndpoint(client, id);
+        const rows = (
+          await client.query<ConfiguredRow>(
+            "SELECT id, url, secret, disabled_reason FROM webhook_endpoints WHERE source = 'config' ORDER BY id",
+          )
+        ).rows;
+        const plan = planConfigured(rows, urls, secret);
+        const named = ({ id, url }: { id: number; url: string }) => ({ id, url });
+        const disabled: Storage.ConfiguredChanges["disabled"] = [];
+        for (const row of plan.disable) {
+          await client.query(
+            `UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`,
+            [row.id, UNCONFIGURED_REASON],
+          );
+          const backlog = await client.query<{ pending: number; failed: number }>(
+            `SELECT (count(*) FILTER (WHERE state = 'pending'))::int AS pending,
+                    (count(*) FILTER (WHERE state = 'failed'))::int AS failed
+             FROM webhook_deliveries WHERE endpoint = $1`,
+            [row.id],
+          );
+          disabled.push({ ...named(row), ...backlog.rows[0]! });
         }
-        for (const url of urls) {
-          if (!configured.rows.some((endpoint) => endpoint.url === url)) {
-            await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config");
-          }
+        for (const { id } of plan.resume) {
+          await client.query("UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1", [
+            id,
+          ]);
         }
+        for (const { id } of plan.rotate) await rotateSecret(client, id, secret, overlapUntil);
+        const added: Storage.ConfiguredEndpoint[] = [];
+        for (const url of plan.add) {
+          added.push(named(await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config")));
+        }
+        return {
+          wasConfigured: rows.length > 0,
+          added,
+          resumed: plan.resume.map(named),
+          disabled,
+          rotated: plan.rotate.map(named),
+        };
       }),
     );
   }
@@ -258,6 +282,19 @@ async function insertEndpoint(
     [url, secret, eventsToColumn(events), source],
   );
   return result.rows[0]!;
+}
+
+async function rotateSecret(
+  client: Queryable,
+  endpoint: number,
+  secret: string,
+  overlapUntil: number,
+): Promise<boolean> {
+  const result = await client.query(
+    "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = $3, secret = $2 WHERE id = $1",
+    [endpoint, secret, overlapUntil],
+  );
+  return result.rowCount === 1;
 }
 
 async function removeEndpoint(client: Queryable, endpoint: number): Promise<boolean> {

@@ -41,14 +41,17 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     private readonly groupCommit: GroupCommit,
   ) {
     // A pending delivery is due at its next attempt, or when its lease runs out if it is leased: the
-    // earliest unleased one is first in its endpoint's range, and the leased are few.
+    // earliest unleased one is first in its endpoint's range, and the leased are few. A disabled
+    // endpoint's pending deliveries (its URL left the configuration) wait, due never.
     this.nextUnleased = db.prepare(
       `SELECT min((SELECT d.next_attempt_at FROM webhook_deliveries d
                    WHERE d.endpoint = p.id AND d.state = 'pending' AND d.lease_until IS NULL
-                   ORDER BY d.next_attempt_at LIMIT 1)) AS due FROM webhook_endpoints p`,
+                   ORDER BY d.next_attempt_at LIMIT 1)) AS due FROM webhook_endpoints p WHERE p.disabled_at IS NULL`,
     );
     this.nextLeaseEnd = db.prepare(
-      "SELECT min(max(next_attempt_at, lease_until)) AS due FROM webhook_deliveries WHERE lease_until IS NOT NULL AND state = 'pending'",
+      `SELECT min(max(d.next_attempt_at, d.lease_until)) AS due FROM webhook_deliveries d
+       JOIN webhook_endpoints p ON p.id = d.endpoint
+       WHERE d.lease_until IS NOT NULL AND d.state = 'pending' AND p.disabled_at IS NULL`,
     );
     // Events in the outbox are due at once: their deliveries are written when a claim expands them.
     this.oldestOutbox = db.prepare("SELECT created_at AS due FROM webhook_outbox ORDER BY id LIMIT 1");
@@ -99,8 +102,8 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     return this.groupCommit.webhook({ kind: "rotate-secret", endpoint, secret, overlapUntil });
   }
 
-  syncConfigured(urls: readonly string[], secret: string): Promise<void> {
-    return this.groupCommit.webhook({ kind: "sync-configured", urls: [...urls], secret });
+  syncConfigured(urls: readonly string[], secret: string, overlapUntil: number): Promise<Storage.ConfiguredChanges> {
+    return this.groupCommit.webhook({ kind: "sync-configured", urls: [...urls], secret, overlapUntil });
   }
 
   /** Every event's deliveries, the outbox's included: it is expanded first, in bounded steps. */

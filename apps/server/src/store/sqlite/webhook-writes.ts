@@ -1,13 +1,16 @@
 import { webhookEventBody, type WebhookEventType } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
-import type { AttemptResult, Claim, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
+import type { AttemptResult, Claim, ConfiguredChanges, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
 import {
   dueDeliveryFromRow,
   endpointFromRow,
   eventsToColumn,
   GONE_REASON,
   newEventId,
+  planConfigured,
+  UNCONFIGURED_REASON,
   type ClaimedRow,
+  type ConfiguredRow,
   type EndpointRow,
 } from "../webhook-rows.js";
 
@@ -19,7 +22,7 @@ export type WebhookWrite =
   | { kind: "add-endpoint"; url: string; events: WebhookEventType[]; secret: string }
   | { kind: "remove-endpoint"; endpoint: number }
   | { kind: "rotate-secret"; endpoint: number; secret: string; overlapUntil: number }
-  | { kind: "sync-configured"; urls: string[]; secret: string }
+  | { kind: "sync-configured"; urls: string[]; secret: string; overlapUntil: number }
   | { kind: "redeliver"; delivery: number }
   | { kind: "expand-outbox"; events: number };
 
@@ -46,7 +49,7 @@ export class WebhookWrites {
   private readonly insertOutbox: Statement<[number, string]>;
   private readonly oldestOutbox: Statement<[], { id: number; created_at: number; events: string }>;
   private readonly deleteOutbox: Statement<[number]>;
-  private readonly endpointStates: Statement<[], { id: number; disabled: 0 | 1 }>;
+  private readonly endpointStates: Statement<[string], { id: number; gone: 0 | 1 }>;
   /** A delivery of an expanded event: pending, or already failed when its endpoint was disabled since. */
   private readonly insertDelivery: Statement<{
     eventId: string;
@@ -95,7 +98,7 @@ export class WebhookWrites {
     this.insertOutbox = db.prepare("INSERT INTO webhook_outbox (created_at, events) VALUES (?, ?)");
     this.oldestOutbox = db.prepare("SELECT id, created_at, events FROM webhook_outbox ORDER BY id LIMIT 1");
     this.deleteOutbox = db.prepare("DELETE FROM webhook_outbox WHERE id = ?");
-    this.endpointStates = db.prepare("SELECT id, disabled_at IS NOT NULL AS disabled FROM webhook_endpoints");
+    this.endpointStates = db.prepare("SELECT id, coalesce(disabled_reason = ?, 0) AS gone FROM webhook_endpoints");
     // Due from the event's time.
     this.insertDelivery = db.prepare(
       `INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at, state, last_error,
@@ -165,15 +168,9 @@ export class WebhookWrites {
       case "remove-endpoint":
         return this.removeEndpoint(write.endpoint);
       case "rotate-secret":
-        return (
-          this.db
-            .prepare(
-              "UPDATE webhook_endpoints SET previous_secret = secret, previous_until = ?, secret = ? WHERE id = ?",
-            )
-            .run(write.overlapUntil, write.secret, write.endpoint).changes === 1
-        );
+        return this.rotateSecret(write.endpoint, write.secret, write.overlapUntil);
       case "sync-configured":
-        return this.syncConfigured(write.urls, write.secret, now);
+        return this.syncConfigured(write.urls, write.secret, write.overlapUntil, now);
       case "expand-outbox":
         return this.expandOutbox(write.events, now);
       case "redeliver":
@@ -244,22 +241,23 @@ export class WebhookWrites {
    * Turns the oldest outbox rows into deliveries, a row at a time, until at least `events` events are
    * expanded or the outbox is empty; returns how many events. Each delivery is due from its event's
    * time. An endpoint removed since the event gets none (removing one deletes its deliveries); one
-   * disabled since (410 Gone) gets it failed, as its pending deliveries were.
+   * that answered 410 Gone since gets it failed, as its pending deliveries were; one disabled since
+   * for leaving PLANTSTORE_WEBHOOK_URLS gets it pending, as its pending deliveries stay.
    */
   private expandOutbox(events: number, now: number): number {
     let expanded = 0;
     let endpoints: Map<number, 0 | 1> | undefined;
     for (let row = this.oldestOutbox.get(); row !== undefined; row = this.oldestOutbox.get()) {
-      endpoints ??= new Map(this.endpointStates.all().map(({ id, disabled }) => [id, disabled]));
+      endpoints ??= new Map(this.endpointStates.all(GONE_REASON).map(({ id, gone }) => [id, gone]));
       for (const text of row.events.split("\n")) {
         const line = OutboxLine.parse(text);
         for (const endpoint of line.endpoints) {
-          const disabled = endpoints.get(endpoint);
-          if (disabled === undefined) continue; // removed since the event
+          const gone = endpoints.get(endpoint);
+          if (gone === undefined) continue; // removed since the event
           const { eventId, type, body } = line;
           const at = row.created_at;
           this.insertDelivery.run(
-            disabled === 0
+            gone === 0
               ? { eventId, type, body, at, endpoint, state: "pending", error: null, finishedAt: null }
               : { eventId, type, body, at, endpoint, state: "failed", error: GONE_REASON, finishedAt: now },
           );
@@ -340,19 +338,45 @@ export class WebhookWrites {
     return this.db.prepare("DELETE FROM webhook_endpoints WHERE id = ?").run(endpoint).changes === 1;
   }
 
-  private syncConfigured(urls: string[], secret: string, now: number): void {
-    const configured = this.db
-      .prepare<[], { id: number; url: string }>("SELECT id, url FROM webhook_endpoints WHERE source = 'config'")
+  private rotateSecret(endpoint: number, secret: string, overlapUntil: number): boolean {
+    return (
+      this.db
+        .prepare("UPDATE webhook_endpoints SET previous_secret = secret, previous_until = ?, secret = ? WHERE id = ?")
+        .run(overlapUntil, secret, endpoint).changes === 1
+    );
+  }
+
+  private syncConfigured(urls: string[], secret: string, overlapUntil: number, now: number): ConfiguredChanges {
+    // Events still in the outbox become deliveries first: their counts below are the whole backlog.
+    this.expandOutbox(Number.POSITIVE_INFINITY, now);
+    const rows = this.db
+      .prepare<[], ConfiguredRow>(
+        "SELECT id, url, secret, disabled_reason FROM webhook_endpoints WHERE source = 'config' ORDER BY id",
+      )
       .all();
-    for (const { id, url } of configured) {
-      if (urls.includes(url)) this.db.prepare("UPDATE webhook_endpoints SET secret = ? WHERE id = ?").run(secret, id);
-      else this.removeEndpoint(id);
-    }
-    for (const url of urls) {
-      if (!configured.some((endpoint) => endpoint.url === url)) {
-        this.addEndpoint(url, ["plant.created", "plant.deleted"], secret, "config", now);
-      }
-    }
+    const plan = planConfigured(rows, urls, secret);
+    const setDisabled = this.db.prepare<[number | null, string | null, number]>(
+      "UPDATE webhook_endpoints SET disabled_at = ?, disabled_reason = ? WHERE id = ?",
+    );
+    const backlog = this.db.prepare<[number], { pending: number; failed: number }>(
+      `SELECT count(*) FILTER (WHERE state = 'pending') AS pending, count(*) FILTER (WHERE state = 'failed') AS failed
+       FROM webhook_deliveries WHERE endpoint = ?`,
+    );
+    for (const { id } of plan.disable) setDisabled.run(now, UNCONFIGURED_REASON, id);
+    for (const { id } of plan.resume) setDisabled.run(null, null, id);
+    for (const { id } of plan.rotate) this.rotateSecret(id, secret, overlapUntil);
+    const added = plan.add.map((url) =>
+      this.addEndpoint(url, ["plant.created", "plant.deleted"], secret, "config", now),
+    );
+    this.endpointsChanged();
+    const named = ({ id, url }: { id: number; url: string }) => ({ id, url });
+    return {
+      wasConfigured: rows.length > 0,
+      added: added.map(named),
+      resumed: plan.resume.map(named),
+      disabled: plan.disable.map((row) => ({ ...named(row), ...backlog.get(row.id)! })),
+      rotated: plan.rotate.map(named),
+    };
   }
 }
 
