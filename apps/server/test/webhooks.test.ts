@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config.js";
-import { postgresBackend, testBackends, type TestBackend } from "../src/test-support/databases.js";
+import { postgresBackend, sqliteBackend, testBackends, type TestBackend } from "../src/test-support/databases.js";
 import { postgresTestTarget } from "../src/test-support/test-database.js";
 import {
   killSpawnedServers,
@@ -210,6 +210,48 @@ describe.each(testBackends())("webhooks on $name", (backend) => {
     expect(hooks.attempts[0]!.signature.split(" ")).toHaveLength(2);
     hooks.verify(old);
     hooks.verify(current);
+  });
+});
+
+describe("webhook answers", () => {
+  const backend = sqliteBackend();
+  afterEach(() => backend.cleanup());
+
+  it("an answer's body counts against the time limit and is read only up to a cap: endpoints that trickle or flood their body hold no connection, and others on their host and port are delivered", async () => {
+    const hooks = await receiver((attempt) => {
+      const kind = new URL(attempt.path, "http://x").searchParams.get("kind");
+      return kind === "trickle" || kind === "flood" ? kind : 204;
+    });
+    const plantStore = await server(backend, { webhookTimeoutMs: 500, webhookRetryDelaysSeconds: Array(50).fill(0.1) });
+    const endpoints: Record<string, number> = {};
+    for (const kind of ["trickle", "flood", "plain"]) {
+      const endpoint = await plantStore.storage.webhooks.addEndpoint(
+        `${hooks.url}?kind=${kind}`,
+        ["plant.created"],
+        generateSecret(),
+      );
+      endpoints[kind] = endpoint.id;
+    }
+    const to = (kind: string) => hooks.attempts.filter((attempt) => attempt.path.endsWith(`kind=${kind}`));
+    for (let id = 1n; id <= 10n; id++) expect((await plantStore.post({ id, name: "Fern" })).status).toBe(200);
+
+    await waitFor("every event at the plain endpoint", () => to("plain").length === 10);
+    const deliveries = () => plantStore.storage.webhooks.listDeliveries({ failedOnly: false, limit: 100 });
+    // A flood is cut at the cap: its status decides, and the connection is dropped with the rest.
+    await waitFor(
+      "the flooding endpoint's deliveries delivered",
+      async () =>
+        (await deliveries()).filter(
+          (d) => d.endpoint === endpoints.flood && d.state === "delivered" && d.lastStatus === 200,
+        ).length === 10,
+    );
+    await waitFor("no flooded answer still being read", () =>
+      hooks.answering().every((a) => !a.path.endsWith("flood")),
+    );
+    // A trickle is cut at the time limit, then retried: more attempts than its share of connections.
+    await waitFor("the trickling endpoint's attempts cut and retried", () => to("trickle").length > 8);
+    const cut = (await deliveries()).find((d) => d.endpoint === endpoints.trickle && d.lastError !== undefined);
+    expect(cut?.lastError).toBe("answered 200, but the answer did not end within 500 ms");
   });
 });
 

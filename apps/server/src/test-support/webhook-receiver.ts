@@ -7,6 +7,8 @@ import { Webhook } from "standardwebhooks";
 export interface Attempt {
   /** `webhook-id`. */
   id: string;
+  /** The request's path and query (endpoints may share a receiver, each with its own path). */
+  path: string;
   timestamp: string;
   signature: string;
   contentType: string | undefined;
@@ -17,8 +19,12 @@ export interface Attempt {
   seenBefore: number;
 }
 
-/** What the receiver answers an attempt: a status (with optional headers), or no answer at all. */
-export type Reply = number | { status: number; headers: Record<string, string> } | "hang";
+/**
+ * What the receiver answers an attempt: a status (with optional headers); no answer at all; 200 and
+ * then a body that trickles, a byte now and then, and never ends; or 200 and a body as fast as it
+ * goes, without end.
+ */
+export type Reply = number | { status: number; headers: Record<string, string> } | "hang" | "trickle" | "flood";
 
 /**
  * A real webhook receiver on 127.0.0.1 for the tests: it records every attempt and answers what the
@@ -26,7 +32,8 @@ export type Reply = number | { status: number; headers: Record<string, string> }
  */
 export class WebhookReceiver {
   readonly attempts: Attempt[] = [];
-  private readonly hung = new Set<ServerResponse>();
+  /** Answers still being sent (hang, trickle, flood), and the attempt each answers. */
+  private readonly hung = new Map<ServerResponse, Attempt>();
   private readonly sockets = new Set<Socket>();
   private readonly server: Server;
 
@@ -65,8 +72,13 @@ export class WebhookReceiver {
     }
   }
 
+  /** The attempts whose answer is still being sent: the sender has not dropped the connection. */
+  answering(): Attempt[] {
+    return [...this.hung.values()];
+  }
+
   async close(): Promise<void> {
-    for (const res of this.hung) res.destroy();
+    for (const res of this.hung.keys()) res.destroy();
     for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
   }
@@ -78,6 +90,7 @@ export class WebhookReceiver {
       const id = String(req.headers["webhook-id"]);
       const attempt: Attempt = {
         id,
+        path: req.url ?? "",
         timestamp: String(req.headers["webhook-timestamp"]),
         signature: String(req.headers["webhook-signature"]),
         contentType: req.headers["content-type"],
@@ -87,8 +100,24 @@ export class WebhookReceiver {
       };
       this.attempts.push(attempt);
       const reply = this.reply(attempt);
-      if (reply === "hang") {
-        this.hung.add(res);
+      if (reply === "hang" || reply === "trickle" || reply === "flood") {
+        this.hung.set(res, attempt);
+        res.on("close", () => this.hung.delete(res));
+      }
+      if (reply === "hang") return;
+      if (reply === "trickle" || reply === "flood") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        if (reply === "trickle") {
+          const trickle = setInterval(() => res.write("."), 50);
+          res.on("close", () => clearInterval(trickle));
+        } else {
+          const chunk = Buffer.alloc(16 * 1024, ".");
+          const flood = () => {
+            while (!res.destroyed && res.write(chunk));
+          };
+          res.on("drain", flood);
+          flood();
+        }
         return;
       }
       const { status, headers } = typeof reply === "number" ? { status: reply, headers: {} } : reply;

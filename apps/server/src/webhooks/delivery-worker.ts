@@ -13,7 +13,7 @@ import { signatureHeader } from "./signing.js";
 export interface DeliverySettings {
   /** Seconds between attempts; one first attempt plus one per delay, then the delivery has failed. */
   retryDelaysSeconds: readonly number[];
-  /** Time limit of one attempt, from connecting to the end of the answer's head. */
+  /** Time limit of one attempt, from connecting to the end of the answer (its body included). */
   timeoutMs: number;
   /** Delivered events are deleted once this old. */
   retentionMs: number;
@@ -22,6 +22,8 @@ export interface DeliverySettings {
 /** Attempts in flight at once in this instance, and per endpoint (a slow endpoint holds at most its share). */
 const MAX_IN_FLIGHT = 64;
 const MAX_PER_ENDPOINT = 4;
+/** How much of an answer's body is read (it is not used: the status decides); past it, the connection is dropped. */
+const MAX_ANSWER_BODY_BYTES = 4 * 1024;
 /** How often an idle worker looks for due deliveries (other instances' events, expired leases, retries). */
 const POLL_MS = 1_000;
 /**
@@ -63,9 +65,14 @@ interface Answer {
 export class DeliveryWorker {
   /** Who holds this instance's leases: unique per process. */
   readonly owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  /** Keep-alive connections to the endpoints, at most as many per endpoint as attempts in flight. */
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: MAX_PER_ENDPOINT });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: MAX_PER_ENDPOINT });
+  /**
+   * Keep-alive connections to the endpoints, one per attempt in flight. The agents' limit is per
+   * host and port, which several endpoints may share: limited to one endpoint's share
+   * (MAX_PER_ENDPOINT), a slow endpoint held every connection to its host and port, and the other
+   * endpoints there waited behind it. Attempts are limited per endpoint by the claim instead.
+   */
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -228,9 +235,15 @@ export class DeliveryWorker {
    * One signed POST; never throws: a failure to get an answer is an answer without a status. Sent
    * with node:http(s) over keep-alive connections (one pool per worker): a delivery costs about a
    * quarter of the CPU that `fetch` took, which matters because every create makes one.
+   *
+   * The time limit covers the whole answer, its body included: an endpoint that sends its status
+   * line and then trickles its body must not hold a connection (and the attempt's slot) past it.
+   * The body says nothing (the status decides), so at most MAX_ANSWER_BODY_BYTES of it are read;
+   * past that the connection is destroyed with the rest.
    */
   private send(delivery: DueDelivery, stopped: AbortSignal): Promise<Answer> {
     const timestamp = Math.floor(Date.now() / 1000);
+    const { timeoutMs } = this.settings;
     return new Promise<Answer>((resolve) => {
       let url: URL;
       try {
@@ -241,6 +254,8 @@ export class DeliveryWorker {
       }
       const https = url.protocol === "https:";
       const body = Buffer.from(delivery.body);
+      /** The answer's status and Retry-After, once its head has come. */
+      let head: Answer | undefined;
       const request = (https ? httpsRequest : httpRequest)(
         url,
         {
@@ -257,24 +272,45 @@ export class DeliveryWorker {
           // Redirects are never followed: a 3xx is an answer like any other.
         },
         (response: IncomingMessage) => {
-          // The answer's body is not read: only its status says anything.
-          response.resume();
           const retryAfter = response.headers["retry-after"];
-          answer({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null });
+          head = { status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : null };
+          let read = 0;
+          response.on("data", (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_ANSWER_BODY_BYTES) finish(head!, "drop the connection");
+          });
+          // The whole answer came: the connection goes back to the pool for the next attempt.
+          response.on("end", () => finish(head!));
+          response.on("error", (error: Error) => finish({ error: error.message }));
         },
       );
       // The time limit is a plain timer that destroys the request, rather than an AbortSignal
       // combined with the shutdown signal: nothing can collect it before it fires.
-      const timeUp = `no answer within ${this.settings.timeoutMs} ms`;
-      const timer = setTimeout(() => request.destroy(new Error(timeUp)), this.settings.timeoutMs);
-      const cut = () => request.destroy(new Error("the server is shutting down"));
+      const timer = setTimeout(
+        () =>
+          finish(
+            {
+              error:
+                head === undefined
+                  ? `no answer within ${timeoutMs} ms`
+                  : `answered ${head.status}, but the answer did not end within ${timeoutMs} ms`,
+            },
+            "drop the connection",
+          ),
+        timeoutMs,
+      );
+      const cut = () => finish({ error: "the server is shutting down" }, "drop the connection");
       stopped.addEventListener("abort", cut, { once: true });
-      function answer(result: Answer): void {
+      let finished = false;
+      function finish(answer: Answer, drop?: "drop the connection"): void {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
         stopped.removeEventListener("abort", cut);
-        resolve(result);
+        if (drop) request.destroy();
+        resolve(answer);
       }
-      request.on("error", (error: Error) => answer({ error: error.message }));
+      request.on("error", (error: Error) => finish({ error: error.message }));
       request.end(body);
     });
   }
