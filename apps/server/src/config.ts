@@ -1,5 +1,5 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
-import { webhookSecretKey } from "@plantstore/contract";
+import { webhookSecretKey } from "@plantstore/contract/webhook-signature";
 import { parseTokenEntry } from "./tokens/scopes.js";
 import { DEFAULT_RETRY_DELAYS_SECONDS } from "./webhooks/schedule.js";
 

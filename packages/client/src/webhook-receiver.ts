@@ -4,10 +4,9 @@ import {
   parseExactJson,
   WEBHOOK_HEADERS,
   WebhookEvent,
-  webhookSecretKey,
-  webhookSignature,
   type WebhookEventType,
 } from "@plantstore/contract";
+import { webhookSecretKey, webhookSignature } from "@plantstore/contract/webhook-signature";
 
 /** How far a delivery's `webhook-timestamp` may be from now, either way, by default (Standard Webhooks). */
 export const DEFAULT_WEBHOOK_TOLERANCE_SECONDS = 300;

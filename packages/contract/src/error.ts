@@ -1,4 +1,4 @@
-import { extendApi } from "@anatine/zod-openapi";
+import { openApiMeta } from "./openapi-meta.js";
 import { z } from "zod";
 
 /**
@@ -72,14 +72,14 @@ export const ERROR_MESSAGE_MAX_LENGTH = 1024;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-export const ErrorBody = extendApi(
+export const ErrorBody = openApiMeta(
   z.object({
-    error: extendApi(z.number().int().min(INT32_MIN).max(INT32_MAX), {
+    error: openApiMeta(z.number().int().min(INT32_MIN).max(INT32_MAX), {
       format: "int32",
       description: "Numeric error value: a stable code from the error catalogue.",
       example: ErrorCode.VALIDATION_FAILED,
     }),
-    message: extendApi(z.string().max(ERROR_MESSAGE_MAX_LENGTH), {
+    message: openApiMeta(z.string().max(ERROR_MESSAGE_MAX_LENGTH), {
       pattern: "^[^\\u0000-\\u001F\\u007F]*$",
       description: `Human-readable error message, one line of at most ${ERROR_MESSAGE_MAX_LENGTH} characters; it names the offending field where there is one.`,
       example: "name: must be at most 256 characters",

@@ -241,8 +241,19 @@ function writeObject(object: object, depth: number): string | typeof NOT_PLAIN {
  * `"<marker><digits>"`, and only those strings are then turned into bare digits, so no string in
  * the value can be mistaken for one.
  */
-const MARKER = `bigint-${globalThis.crypto.randomUUID()}:`;
+const MARKER = `bigint-${randomHex(16)}:`;
 const MARKED_BIGINT = new RegExp(`"${MARKER}(-?\\d+)"`, "g");
+
+/**
+ * `bytes` random bytes as hex. `crypto.getRandomValues`, not `crypto.randomUUID`: browsers offer
+ * `randomUUID` only in secure contexts, so a page served over plain HTTP from a LAN address would
+ * fail to load the contract at all.
+ */
+function randomHex(bytes: number): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (byte) =>
+    byte.toString(16).padStart(2, "0"),
+  ).join("");
+}
 
 /** Any value `JSON.stringify` can write, bigints exact. */
 function stringifyWithReplacer(value: unknown): string {

@@ -38,5 +38,4 @@ export {
   webhookEventBody,
   type WebhookEventType,
 } from "./webhooks.js";
-export { WEBHOOK_SECRET_PREFIX, webhookSecretKey, webhookSignature } from "./webhook-signature.js";
 export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";

@@ -1,4 +1,4 @@
-import { extendApi } from "@anatine/zod-openapi";
+import { openApiMeta } from "./openapi-meta.js";
 import { z } from "zod";
 
 export const INT64_MIN = -(2n ** 63n);
@@ -61,7 +61,7 @@ function plantText(field: string, maxLength: number, description: string, exampl
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be well-formed Unicode (no lone surrogates)" });
       }
     });
-  return extendApi(schema, {
+  return openApiMeta(schema, {
     minLength: 1,
     maxLength,
     pattern: NO_CONTROL_CHARACTERS_PATTERN,
@@ -79,7 +79,7 @@ function isInt64(value: bigint): boolean {
  * `bigint`; the server's body reader yields a `bigint` for every integer literal so that ids above
  * 2^53 keep every digit. The parsed value is always a `bigint`.
  */
-export const PlantId = extendApi(
+export const PlantId = openApiMeta(
   z
     .custom<number | bigint>()
     .superRefine((value, ctx) => {
@@ -128,7 +128,7 @@ export const PlantTag = plantText("tag", TAG_MAX_LENGTH, "Tag that specifies the
 const CANONICAL_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 
 function idText(description: string) {
-  return extendApi(
+  return openApiMeta(
     z
       .string({ required_error: "is required" })
       .superRefine((value, ctx) => {
@@ -155,7 +155,7 @@ export const LIST_LIMIT_DEFAULT = 100;
 /** The query of `GET /plants`. Every value arrives as text; unknown parameters are refused. */
 export const ListPlantsQuery = z
   .object({
-    limit: extendApi(
+    limit: openApiMeta(
       z
         .string()
         .refine((value) => /^[1-9][0-9]{0,3}$/.test(value) && Number(value) <= LIST_LIMIT_MAX, {
@@ -179,7 +179,7 @@ export const ListPlantsQuery = z
 export type ListPlantsQuery = z.output<typeof ListPlantsQuery>;
 
 /** A plant as the store answers it: the id is not part of it (spec rule 1). */
-export const Plant = extendApi(
+export const Plant = openApiMeta(
   z.object({
     name: PlantName,
     tag: PlantTag.optional(),
@@ -191,7 +191,7 @@ export const Plant = extendApi(
  * A stored plant as reads answer it: its id (an exact int64), name and tag. It also satisfies the
  * specification's Plant schema, which does not forbid more members.
  */
-export const StoredPlant = extendApi(
+export const StoredPlant = openApiMeta(
   z.object({
     id: PlantId,
     name: PlantName,
@@ -201,7 +201,7 @@ export const StoredPlant = extendApi(
 );
 
 /** The body of POST /plants. Unknown fields are refused, never silently dropped. */
-export const NewPlant = extendApi(
+export const NewPlant = openApiMeta(
   z
     .object({
       id: PlantId,

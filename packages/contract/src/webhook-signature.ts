@@ -5,6 +5,9 @@ import { createHmac } from "node:crypto";
  * both sides: the server signs each delivery attempt, the client's receiver helper verifies it.
  * The key is the base64 part of a `whsec_` secret; the signature of one attempt is
  * `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>")>`.
+ *
+ * A subpath of its own (`@plantstore/contract/webhook-signature`), not the main entry: it needs
+ * node:crypto (a synchronous HMAC), and the main entry is bundled into browser pages by the client.
  */
 const PREFIX = "whsec_";
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;

@@ -1,4 +1,4 @@
-import { extendApi } from "@anatine/zod-openapi";
+import { openApiMeta } from "./openapi-meta.js";
 import { z } from "zod";
 import { StoredPlant } from "./plant.js";
 
@@ -26,10 +26,10 @@ export const WEBHOOK_HEADERS = {
 } as const;
 
 const eventOf = (type: WebhookEventType, description: string) =>
-  extendApi(
+  openApiMeta(
     z.object({
       type: z.literal(type),
-      timestamp: extendApi(z.string().datetime(), {
+      timestamp: openApiMeta(z.string().datetime(), {
         format: "date-time",
         maxLength: 30,
         description: "When the change was committed (RFC 3339, UTC).",

@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { verifyWebhook, WebhookVerificationError, type ReceivedWebhookEvent } from "@plantstore/client";
-import { stringifyExactJson, webhookSecretKey } from "@plantstore/contract";
+import { verifyWebhook, WebhookVerificationError, type ReceivedWebhookEvent } from "@plantstore/client/webhooks";
+import { stringifyExactJson } from "@plantstore/contract";
+import { webhookSecretKey } from "@plantstore/contract/webhook-signature";
 import { plantLine } from "../plant-text.js";
 import { UsageError } from "../usage-error.js";
 

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { webhookSecretKey } from "@plantstore/contract";
+import { webhookSecretKey } from "@plantstore/contract/webhook-signature";
 import { generateSecret, signatureHeader } from "./signing.js";
 
 describe("Standard Webhooks signatures", () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { WEBHOOK_SECRET_PREFIX, webhookSecretKey, webhookSignature } from "@plantstore/contract";
+import { WEBHOOK_SECRET_PREFIX, webhookSecretKey, webhookSignature } from "@plantstore/contract/webhook-signature";
 
 /**
  * How long a rotated-out secret still signs deliveries, so that receivers can switch without a gap
