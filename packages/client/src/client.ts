@@ -13,7 +13,7 @@ import {
 import { initClient } from "@ts-rest/core";
 import { createContractFetcher } from "./contract-fetcher.js";
 import { PlantStoreError } from "./plant-store-error.js";
-import { fetchTransport, nodeHttpTransport } from "./transport.js";
+import { fetchTransport, type Transport } from "./transport.js";
 import { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, retryDelayMs, sleep, type RetryOptions } from "./retry-policy.js";
 
 export interface PlantStoreClientOptions {
@@ -21,7 +21,10 @@ export interface PlantStoreClientOptions {
   baseUrl: string;
   /** The bearer token. It is sent in the Authorization header and nowhere else. */
   token: string;
-  /** Send requests with this `fetch` (default: node:http with keep-alive, see transport.ts). */
+  /**
+   * Send requests with this `fetch`. Default: under Node (the package's `node` export condition),
+   * node:http with keep-alive connections (node-transport.ts); everywhere else the global `fetch`.
+   */
   fetch?: typeof fetch;
   /** Time limit of one attempt, from sending to the end of the answer (default 10 s). */
   timeoutMs?: number;
@@ -133,7 +136,15 @@ interface Exchange<A extends Answer> {
   earlierAttemptMayHaveActed: boolean;
 }
 
-export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+/**
+ * The client, sending with `defaultTransport` unless the caller passes a `fetch`. Each entry point
+ * picks the default of its platform (index.ts: the global `fetch`; node.ts: node:http), so that
+ * a browser bundle never meets a Node built-in.
+ */
+export function createClientWith(
+  options: PlantStoreClientOptions,
+  defaultTransport: () => Transport,
+): PlantStoreClient {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) throw new TypeError("timeoutMs must be a positive number");
@@ -142,7 +153,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
   const tsRestClient = initClient(plantStoreContract, {
     baseUrl,
     baseHeaders: { authorization: `Bearer ${options.token}` },
-    api: createContractFetcher(options.fetch ? fetchTransport(options.fetch) : nodeHttpTransport()),
+    api: createContractFetcher(options.fetch ? fetchTransport(options.fetch) : defaultTransport()),
     validateResponse: true,
   });
 

@@ -1,5 +1,19 @@
+/**
+ * `@plantstore/client` for browsers, workers, Deno, Bun and any runtime with a global `fetch`: no
+ * Node built-in is imported from here, so bundlers (esbuild, Vite; platform browser) take it as is.
+ * Under Node the package's `node` export condition selects node.ts instead: the same API, with
+ * node:http keep-alive connections as the default transport. Webhook verification, which needs
+ * node:crypto, is the `@plantstore/client/webhooks` entry.
+ */
+import { createClientWith, type PlantStoreClient, type PlantStoreClientOptions } from "./client.js";
+import { globalFetchTransport } from "./transport.js";
+
+/** A client of the Plant Store at `options.baseUrl`, sending with the global `fetch` by default. */
+export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  return createClientWith(options, globalFetchTransport);
+}
+
 export {
-  createPlantStoreClient,
   DEFAULT_TIMEOUT_MS,
   type CallOptions,
   type CreateOutcome,
@@ -19,15 +33,6 @@ export {
   type PlantStoreErrorInit,
   type PlantStoreErrorKind,
 } from "./plant-store-error.js";
-export {
-  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
-  verifyWebhook,
-  WebhookVerificationError,
-  type ReceivedWebhookEvent,
-  type VerifyWebhookOptions,
-  type WebhookHeaders,
-  type WebhookVerificationReason,
-} from "./webhook-receiver.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
 export {
   LIST_LIMIT_DEFAULT,

@@ -1,7 +1,7 @@
 // Type tests: checked by vitest's typecheck mode (tsc), never executed.
 import type { Equal, Expect } from "@plantstore/vitest-config/type-tests";
 import { describe, test } from "vitest";
-import { verifyWebhook, type ReceivedWebhookEvent } from "./index.js";
+import { verifyWebhook, type ReceivedWebhookEvent } from "./webhooks.js";
 
 declare const body: string;
 declare const headers: Record<string, string | undefined>;

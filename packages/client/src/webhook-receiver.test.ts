@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { startDisposableServer } from "@plantstore/server/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPlantStoreClient } from "./client.js";
+import { createPlantStoreClient } from "./node.js";
 import { TEST_TOKEN } from "./test-support/test-server.js";
 import { verifyWebhook, WebhookVerificationError, type ReceivedWebhookEvent } from "./webhook-receiver.js";
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect } from "vitest";
-import { createPlantStoreClient, type PlantStoreClientOptions } from "../client.js";
+import type { PlantStoreClientOptions } from "../client.js";
+import { createPlantStoreClient } from "../node.js";
 import { PlantStoreError } from "../plant-store-error.js";
 import { startFlakyProxy, type FlakyProxy, type ProxyFault } from "../testing.js";
 import { startTestServer, TEST_TOKEN, type TestServer } from "./test-server.js";
