@@ -8,10 +8,54 @@ import type { PostgresDatabase } from "./database.js";
 import { isUnavailable } from "./errors.js";
 import { inTransaction } from "./transaction.js";
 
-/** A write waiting for a batch slot. */
-type PendingWrite =
-  | { kind: "create"; plant: NewPlant; resolve: (decision: CreateDecision) => void; reject: (error: unknown) => void }
-  | { kind: "delete"; id: bigint; resolve: (decision: DeleteDecision) => void; reject: (error: unknown) => void };
+/** A write waiting for a batch slot, tagged with its kind. */
+interface CreateWrite {
+  kind: "create";
+  plant: NewPlant;
+  resolve: (decision: CreateDecision) => void;
+  reject: (error: unknown) => void;
+}
+interface DeleteWrite {
+  kind: "delete";
+  id: bigint;
+  resolve: (decision: DeleteDecision) => void;
+  reject: (error: unknown) => void;
+}
+type PendingWrite = CreateWrite | DeleteWrite;
+
+/** Writes of one kind that go as one statement. */
+type Batch = { kind: "create"; writes: CreateWrite[] } | { kind: "delete"; writes: DeleteWrite[] };
+
+/** Takes the longest run of writes of one kind at the head of the queue (at least one), up to MAX_BATCH. */
+function takeBatch(queue: PendingWrite[]): Batch {
+  const head = queue[0]!;
+  switch (head.kind) {
+    case "create":
+      return { kind: "create", writes: takeRun(queue, (write) => write.kind === "create") };
+    case "delete":
+      return { kind: "delete", writes: takeRun(queue, (write) => write.kind === "delete") };
+  }
+}
+
+function takeRun<W extends PendingWrite>(queue: PendingWrite[], ofKind: (write: PendingWrite) => write is W): W[] {
+  const run: W[] = [];
+  for (const write of queue) {
+    if (run.length === MAX_BATCH || !ofKind(write)) break;
+    run.push(write);
+  }
+  queue.splice(0, run.length);
+  return run;
+}
+
+/** The batch's writes, each as a batch of its own (to be tried alone). */
+function oneByOne(batch: Batch): Batch[] {
+  switch (batch.kind) {
+    case "create":
+      return batch.writes.map((write) => ({ kind: "create", writes: [write] }));
+    case "delete":
+      return batch.writes.map((write) => ({ kind: "delete", writes: [write] }));
+  }
+}
 
 /** How often a create is retried whose conflicting row was deleted before it could be read back. */
 const VANISHED_ROW_RETRIES = 3;
@@ -123,11 +167,7 @@ export class GroupCommit {
 
   private pump(): void {
     while (this.running < this.slots && this.queue.length > 0) {
-      // The longest run of one kind at the head of the queue, up to MAX_BATCH.
-      const kind = this.queue[0]!.kind;
-      let length = 1;
-      while (length < MAX_BATCH && this.queue[length]?.kind === kind) length++;
-      const batch = this.queue.splice(0, length);
+      const batch = takeBatch(this.queue);
       this.running++;
       void this.send(batch).finally(() => {
         this.running--;
@@ -147,37 +187,37 @@ export class GroupCommit {
     return deliveries;
   }
 
-  private async send(batch: PendingWrite[]): Promise<void> {
+  private async send(batch: Batch): Promise<void> {
     const started = performance.now();
     try {
-      const deliveries =
-        batch[0]!.kind === "create"
-          ? await this.write(
-              batch as Array<Extract<PendingWrite, { kind: "create" }>>,
-              "create plants",
-              (pool, items) =>
-                createAll(
-                  pool,
-                  items.map((item) => item.plant),
-                ),
-            )
-          : await this.write(
-              batch as Array<Extract<PendingWrite, { kind: "delete" }>>,
-              "delete plants",
-              (pool, items) =>
-                deleteAll(
-                  pool,
-                  items.map((item) => item.id),
-                ),
-            );
-      this.observe(batch.length, (performance.now() - started) / 1000);
+      const deliveries = await this.sendOnce(batch);
+      this.observe(batch.writes.length, (performance.now() - started) / 1000);
       if (deliveries > 0) this.onDeliveries();
     } catch (error) {
-      if (batch.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
-        for (const item of batch) item.reject(error);
+      if (batch.writes.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
+        for (const write of batch.writes) write.reject(error);
         return;
       }
-      await Promise.all(batch.map((item) => this.send([item])));
+      await Promise.all(oneByOne(batch).map((single) => this.send(single)));
+    }
+  }
+
+  private sendOnce(batch: Batch): Promise<number> {
+    switch (batch.kind) {
+      case "create":
+        return this.write(batch.writes, "create plants", (pool, writes) =>
+          createAll(
+            pool,
+            writes.map((write) => write.plant),
+          ),
+        );
+      case "delete":
+        return this.write(batch.writes, "delete plants", (pool, writes) =>
+          deleteAll(
+            pool,
+            writes.map((write) => write.id),
+          ),
+        );
     }
   }
 }

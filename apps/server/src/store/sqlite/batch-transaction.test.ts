@@ -31,10 +31,15 @@ async function freshBatch(): Promise<{ db: Database; batch: BatchTransaction }> 
 async function batchWithEndpoints(count: number): Promise<{ db: Database; batch: BatchTransaction }> {
   const { db, batch } = await freshBatch();
   for (let n = 1; n <= count; n++) {
-    const add: WriteOp = [
-      "webhook",
-      { kind: "add-endpoint", url: `http://127.0.0.1:9/${n}`, events: ["plant.created", "plant.deleted"], secret },
-    ];
+    const add: WriteOp = {
+      kind: "webhook",
+      write: {
+        kind: "add-endpoint",
+        url: `http://127.0.0.1:9/${n}`,
+        events: ["plant.created", "plant.deleted"],
+        secret,
+      },
+    };
     batch.run([add]);
   }
   return { db, batch };
@@ -42,15 +47,15 @@ async function batchWithEndpoints(count: number): Promise<{ db: Database; batch:
 
 /** Expands the whole outbox into deliveries (as a claim or a listing does). */
 function expandOutbox(batch: BatchTransaction): void {
-  batch.run([["webhook", { kind: "expand-outbox", events: 1_000 }]]);
+  batch.run([{ kind: "webhook", write: { kind: "expand-outbox", events: 1_000 } }]);
 }
 
 describe("a batch whose change fails", () => {
   const ops: WriteOp[] = [
-    ["create", 1n, "Fern", null],
-    ["create", 2n, "Poison", null],
-    ["create", 3n, "Moss", "green"],
-    ["delete", 1n],
+    { kind: "create", id: 1n, name: "Fern", tag: null },
+    { kind: "create", id: 2n, name: "Poison", tag: null },
+    { kind: "create", id: 3n, name: "Moss", tag: "green" },
+    { kind: "delete", id: 1n },
   ];
   const refuse = (db: Database, table: string, when: string) =>
     db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'refused'); END`);
@@ -61,7 +66,7 @@ describe("a batch whose change fails", () => {
 
     const outcome = batch.run(ops);
 
-    expect(outcome.results.map((result) => result.kind)).toEqual(["created", "failed", "created", "deleted"]);
+    expect(outcome.results.map((result) => result.kind)).toEqual(["create", "failed", "create", "delete"]);
     expect(outcome.deliveries).toBe(3);
     expect(db.prepare("SELECT id FROM plants ORDER BY id").pluck().all()).toEqual([3]);
     expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(1); // the batch's events: one row
@@ -93,7 +98,7 @@ describe("a batch whose change fails", () => {
 });
 
 describe("a batch's events", () => {
-  const create = (id: number): WriteOp => ["create", BigInt(id), `Plant ${id}`, null];
+  const create = (id: number): WriteOp => ({ kind: "create", id: BigInt(id), name: `Plant ${id}`, tag: null });
   /** Each delivery's endpoint, state and plant, in the order written. */
   const deliveries = (db: Database) =>
     db
@@ -105,20 +110,20 @@ describe("a batch's events", () => {
   it("follow an endpoint removed or added within the batch", async () => {
     const { db, batch } = await batchWithEndpoints(2);
 
-    const added: WriteOp = [
-      "webhook",
-      { kind: "add-endpoint", url: "http://127.0.0.1:9/added", events: ["plant.created"], secret },
-    ];
+    const added: WriteOp = {
+      kind: "webhook",
+      write: { kind: "add-endpoint", url: "http://127.0.0.1:9/added", events: ["plant.created"], secret },
+    };
 
     const outcome = batch.run([
       create(1),
-      ["webhook", { kind: "remove-endpoint", endpoint: 2 }],
+      { kind: "webhook", write: { kind: "remove-endpoint", endpoint: 2 } },
       create(2),
       added,
       create(3),
     ]);
 
-    expect(outcome.results.map((result) => result.kind)).toEqual(["created", "done", "created", "done", "created"]);
+    expect(outcome.results.map((result) => result.kind)).toEqual(["create", "webhook", "create", "webhook", "create"]);
     expect(outcome.deliveries).toBe(5); // recorded: two for plant 1 (one went with its endpoint), one, two
     expandOutbox(batch);
     expect(deliveries(db)).toEqual([
@@ -133,16 +138,24 @@ describe("a batch's events", () => {
     const { db, batch } = await batchWithEndpoints(2);
     batch.run([create(1)]);
     const claim = batch.run([
-      [
-        "webhook",
-        { kind: "claim", claim: { owner: "me", limit: 10, perEndpoint: 10, leaseMs: 60_000, busy: [], holding: [] } },
-      ],
-    ]).results[0] as { kind: "done"; value: Array<{ delivery: number; endpoint: number }> };
+      {
+        kind: "webhook",
+        write: {
+          kind: "claim",
+          claim: { owner: "me", limit: 10, perEndpoint: 10, leaseMs: 60_000, busy: [], holding: [] },
+        },
+      },
+    ]).results[0] as { kind: "webhook"; value: Array<{ delivery: number; endpoint: number }> };
     const toSecond = claim.value.find((delivery) => delivery.endpoint === 2)!;
-    const gone: WriteOp = [
-      "webhook",
-      { kind: "settle", delivery: toSecond.delivery, owner: "me", result: { kind: "endpoint-gone", status: 410 } },
-    ];
+    const gone: WriteOp = {
+      kind: "webhook",
+      write: {
+        kind: "settle",
+        delivery: toSecond.delivery,
+        owner: "me",
+        result: { kind: "endpoint-gone", status: 410 },
+      },
+    };
 
     const outcome = batch.run([create(2), gone, create(3)]);
 
@@ -164,16 +177,18 @@ describe("a claim", () => {
   it("expands the outbox past events it cannot claim now", async () => {
     const { db, batch } = await freshBatch();
     for (const type of ["plant.created", "plant.deleted"] as const) {
-      batch.run([["webhook", { kind: "add-endpoint", url: `http://127.0.0.1:9/${type}`, events: [type], secret }]]);
+      batch.run([
+        { kind: "webhook", write: { kind: "add-endpoint", url: `http://127.0.0.1:9/${type}`, events: [type], secret } },
+      ]);
     }
-    batch.run([1, 2, 3].map((id): WriteOp => ["create", BigInt(id), `Plant ${id}`, null]));
-    batch.run([["delete", 2n]]);
+    batch.run([1, 2, 3].map((id): WriteOp => ({ kind: "create", id: BigInt(id), name: `Plant ${id}`, tag: null })));
+    batch.run([{ kind: "delete", id: 2n }]);
     expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(2);
 
     // Endpoint 1 (creates) has its one slot busy; endpoint 2 (deletes) has room.
     const claim: Claim = { owner: "me", limit: 1, perEndpoint: 1, leaseMs: 60_000, busy: [[1, 1]], holding: [] };
-    const claimed = batch.run([["webhook", { kind: "claim", claim }]]).results[0] as {
-      kind: "done";
+    const claimed = batch.run([{ kind: "webhook", write: { kind: "claim", claim } }]).results[0] as {
+      kind: "webhook";
       value: Array<{ endpoint: number; type: string }>;
     };
 
@@ -188,33 +203,33 @@ describe("how a batch is committed", () => {
   it("waits for its fsync whenever it changes anything but the webhook worker's own records", async () => {
     const { db, batch } = await freshBatch();
     const synchronous = () => db.pragma("synchronous", { simple: true }); // 2 FULL, 1 NORMAL
-    const prune: WriteOp = ["webhook", { kind: "prune", before: 0, limit: 10 }];
-    const settle: WriteOp = [
-      "webhook",
-      { kind: "settle", delivery: 1, owner: "me", result: { kind: "delivered", status: 204 } },
-    ];
-    const addEndpoint: WriteOp = [
-      "webhook",
-      { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: ["plant.created"], secret },
-    ];
+    const prune: WriteOp = { kind: "webhook", write: { kind: "prune", before: 0, limit: 10 } };
+    const settle: WriteOp = {
+      kind: "webhook",
+      write: { kind: "settle", delivery: 1, owner: "me", result: { kind: "delivered", status: 204 } },
+    };
+    const addEndpoint: WriteOp = {
+      kind: "webhook",
+      write: { kind: "add-endpoint", url: "http://127.0.0.1:9/x", events: ["plant.created"], secret },
+    };
 
     expect(synchronous()).toBe(2);
     const cases: Array<[WriteOp[], number]> = [
       [[prune, settle], 1],
-      [[["create", 1n, "Fern", null]], 2],
+      [[{ kind: "create", id: 1n, name: "Fern", tag: null }], 2],
       [[settle], 1],
-      [[settle, ["create", 2n, "Moss", null], prune], 2],
+      [[settle, { kind: "create", id: 2n, name: "Moss", tag: null }, prune], 2],
       [[prune], 1],
-      [[["delete", 1n]], 2],
+      [[{ kind: "delete", id: 1n }], 2],
       [[settle], 1],
       [[addEndpoint], 2],
       [[prune], 1],
-      [[["webhook", { kind: "redeliver", delivery: 1 }]], 2],
+      [[{ kind: "webhook", write: { kind: "redeliver", delivery: 1 } }], 2],
     ];
     for (const [ops, expected] of cases) {
       batch.run(ops);
       // The batch's kinds ride along, so a failure names the batch that left the wrong setting.
-      const kinds = ops.map((op) => (op[0] === "webhook" ? op[1].kind : op[0]));
+      const kinds = ops.map((op) => (op.kind === "webhook" ? op.write.kind : op.kind));
       expect({ kinds, synchronous: synchronous() }).toEqual({ kinds, synchronous: expected });
     }
   });

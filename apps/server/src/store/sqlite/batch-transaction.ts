@@ -2,23 +2,34 @@ import type { Database, Statement } from "better-sqlite3";
 import { mapSqliteError } from "./errors.js";
 import { WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
+/** A plant's stored name and tag (an absent tag is null), as a result carries it back. */
+export interface PlantFields {
+  name: string;
+  tag: string | null;
+}
+
 /**
- * One write as it crosses to the writer: a create (exact id, name, tag or null), a delete, or a
- * webhook write (claims, results, endpoint changes: SQLite has one writer, and it is this thread).
+ * One write as it crosses to the writer, tagged with its kind: a create (exact id, name, tag or
+ * null), a delete, or a webhook write (claims, results, endpoint changes: SQLite has one writer, and
+ * it is this thread).
  */
 export type WriteOp =
-  | [kind: "create", id: bigint, name: string, tag: string | null]
-  | [kind: "delete", id: bigint]
-  | [kind: "webhook", write: WebhookWrite];
+  | { kind: "create"; id: bigint; name: string; tag: string | null }
+  | { kind: "delete"; id: bigint }
+  | { kind: "webhook"; write: WebhookWrite };
 
-/** What happened to one write; the stored row comes back when a create found one or a delete removed one. */
+/** What one write did, tagged with the kind of the write it answers; or how it failed, whatever its kind. */
 export type WriteResult =
-  | { kind: "created" }
-  | { kind: "existing"; name: string; tag: string | null }
-  | { kind: "deleted"; name: string; tag: string | null }
-  | { kind: "missing" }
-  | { kind: "done"; value: unknown }
+  /** `existing` is the stored plant when the id was taken (nothing written), null when this write inserted it. */
+  | { kind: "create"; existing: PlantFields | null }
+  /** `removed` is the plant the delete removed, null when no plant had the id. */
+  | { kind: "delete"; removed: PlantFields | null }
+  /** What WebhookWrites.run answered. */
+  | { kind: "webhook"; value: unknown }
   | { kind: "failed"; unavailable: boolean; message: string };
+
+/** The result of a write of this kind when it did not fail. */
+export type ResultOf<Kind extends WriteOp["kind"]> = Extract<WriteResult, { kind: Kind }>;
 
 /**
  * The webhook worker's own records: a claim's lease, an attempt's result, pruning. Losing one of
@@ -29,7 +40,7 @@ export type WriteResult =
 const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune", "expand-outbox"]);
 
 function isBookkeeping(op: WriteOp): boolean {
-  return op[0] === "webhook" && BOOKKEEPING.has(op[1].kind);
+  return op.kind === "webhook" && BOOKKEEPING.has(op.write.kind);
 }
 
 export interface BatchOutcome {
@@ -113,49 +124,52 @@ export class BatchTransaction {
   }
 
   private runOne(op: WriteOp, now: number): Written {
-    // A webhook write may be several statements (they are rare: each gets a savepoint).
-    if (op[0] === "webhook") {
-      return this.inSavepoint(() => ({ result: { kind: "done", value: this.webhooks.run(op[1], now) }, events: 0 }));
-    }
-    // A change is one statement, atomic by itself; its event is recorded only after it succeeded.
+    // A write that fails fails alone: a change is one statement, atomic by itself, and its event is
+    // recorded only after it succeeded; a webhook write runs under a savepoint.
     try {
-      return this.change(op, now);
+      switch (op.kind) {
+        case "create":
+          return this.create(op, now);
+        case "delete":
+          return this.delete(op, now);
+        case "webhook":
+          return this.webhook(op.write, now);
+      }
     } catch (error) {
       return { result: failed(error), events: 0 };
     }
   }
 
-  /** Runs `write` under a savepoint: what it changed stays only if it returns. */
-  private inSavepoint(write: () => Written): Written {
+  /** A webhook write may be several statements (they are rare): what it changed stays only if it returns. */
+  private webhook(write: WebhookWrite, now: number): Written {
     this.savepoint.run();
     try {
-      const outcome = write();
+      const value = this.webhooks.run(write, now);
       this.release.run();
-      return outcome;
+      return { result: { kind: "webhook", value }, events: 0 };
     } catch (error) {
       this.rollbackToSavepoint.run();
       this.release.run();
-      return { result: failed(error), events: 0 };
+      throw error;
     }
   }
 
-  private change(op: Exclude<WriteOp, [kind: "webhook", write: WebhookWrite]>, now: number): Written {
-    if (op[0] === "delete") {
-      const id = op[1];
-      const removed = this.remove.get(id);
-      if (removed === undefined) return { result: { kind: "missing" } as const, events: 0 };
-      const plant = removed.tag === null ? { id, name: removed.name } : { id, name: removed.name, tag: removed.tag };
-      const events = this.webhooks.recordEvent("plant.deleted", plant, now);
-      return { result: { kind: "deleted", name: removed.name, tag: removed.tag } as const, events };
-    }
-    const [, id, name, tag] = op;
+  private create({ id, name, tag }: Extract<WriteOp, { kind: "create" }>, now: number): Written {
     if (this.insert.run(id, name, tag).changes === 1) {
       const events = this.webhooks.recordEvent("plant.created", tag === null ? { id, name } : { id, name, tag }, now);
-      return { result: { kind: "created" } as const, events };
+      return { result: { kind: "create", existing: null }, events };
     }
     const existing = this.select.get(id);
     if (existing === undefined) throw new Error("row vanished");
-    return { result: { kind: "existing", name: existing.name, tag: existing.tag } as const, events: 0 };
+    return { result: { kind: "create", existing }, events: 0 };
+  }
+
+  private delete({ id }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
+    const removed = this.remove.get(id) ?? null;
+    if (removed === null) return { result: { kind: "delete", removed }, events: 0 };
+    const plant = removed.tag === null ? { id, name: removed.name } : { id, name: removed.name, tag: removed.tag };
+    const events = this.webhooks.recordEvent("plant.deleted", plant, now);
+    return { result: { kind: "delete", removed }, events };
   }
 }
 
@@ -172,39 +186,55 @@ function failed(error: unknown): WriteResult {
 
 /*
  * Batches cross to the writer thread as one JSON string each way: a string is copied in one piece,
- * where structured-cloning an array of arrays (with bigints) walks every value, and that walk was
- * the largest single cost of a create on the event loop's thread. Plant ids travel as decimal text.
+ * where structured-cloning an array of objects (with bigints) walks every value, and that walk was
+ * the largest single cost of a create on the event loop's thread. Plant ids travel as decimal text:
+ * an encoded op is its op with the id as a string.
  */
 
+type EncodedOp =
+  | { kind: "create"; id: string; name: string; tag: string | null }
+  | { kind: "delete"; id: string }
+  | { kind: "webhook"; write: WebhookWrite };
+
 export function encodeOps(ops: readonly WriteOp[]): string {
-  return JSON.stringify(
-    ops.map((op) =>
-      op[0] === "create"
-        ? ["create", op[1].toString(), op[2], op[3]]
-        : op[0] === "delete"
-          ? ["delete", op[1].toString()]
-          : op,
-    ),
-  );
+  return JSON.stringify(ops.map(encodeOp));
+}
+
+function encodeOp(op: WriteOp): EncodedOp {
+  switch (op.kind) {
+    case "create":
+      return { kind: "create", id: op.id.toString(), name: op.name, tag: op.tag };
+    case "delete":
+      return { kind: "delete", id: op.id.toString() };
+    case "webhook":
+      return op;
+  }
 }
 
 export function decodeOps(text: string): WriteOp[] {
-  return (JSON.parse(text) as Array<[string, unknown, string?, (string | null)?]>).map((op): WriteOp => {
-    switch (op[0]) {
-      case "create":
-        return ["create", BigInt(op[1] as string), op[2]!, op[3] ?? null];
-      case "delete":
-        return ["delete", BigInt(op[1] as string)];
-      default:
-        return ["webhook", op[1] as WebhookWrite];
-    }
-  });
+  // Written by encodeOps on the other side of the thread boundary.
+  const encoded: EncodedOp[] = JSON.parse(text);
+  return encoded.map(decodeOp);
 }
 
+function decodeOp(op: EncodedOp): WriteOp {
+  switch (op.kind) {
+    case "create":
+      return { kind: "create", id: BigInt(op.id), name: op.name, tag: op.tag };
+    case "delete":
+      return { kind: "delete", id: BigInt(op.id) };
+    case "webhook":
+      return op;
+  }
+}
+
+/** The results carry no bigints: JSON as it is. */
 export function encodeOutcome(outcome: BatchOutcome): string {
   return JSON.stringify(outcome);
 }
 
 export function decodeOutcome(text: string): BatchOutcome {
-  return JSON.parse(text) as BatchOutcome;
+  // Written by encodeOutcome on the other side of the thread boundary.
+  const outcome: BatchOutcome = JSON.parse(text);
+  return outcome;
 }

@@ -8,6 +8,7 @@ import {
   decodeOutcome,
   encodeOps,
   type BatchOutcome,
+  type ResultOf,
   type WriteOp,
   type WriteResult,
 } from "./batch-transaction.js";
@@ -25,36 +26,19 @@ function failure(result: Extract<WriteResult, { kind: "failed" }>): Error {
   return result.unavailable ? new StorageUnavailableError(result.message) : new Error(result.message);
 }
 
-function createDecision(plant: NewPlant, result: WriteResult): CreateDecision | Error {
-  switch (result.kind) {
-    case "created":
-      return { kind: "created", plant: plantFromRow({ id: plant.id, name: plant.name, tag: plant.tag ?? null }) };
-    case "existing":
-      return decideExisting(plant, plantFromRow({ id: plant.id, name: result.name, tag: result.tag }));
-    case "failed":
-      return failure(result);
-    default:
-      return new Error(`a create cannot end as ${result.kind}`);
-  }
+/** True when `result` answers a write of `op`'s kind (the writer answers each write, in order, by its kind). */
+function answers<Op extends WriteOp>(op: Op, result: WriteResult): result is ResultOf<Op["kind"]> {
+  return result.kind === op.kind;
 }
 
-function deleteDecision(id: bigint, result: WriteResult): DeleteDecision | Error {
-  switch (result.kind) {
-    case "deleted":
-      return { kind: "deleted", plant: plantFromRow({ id, name: result.name, tag: result.tag }) };
-    case "missing":
-      return { kind: "not-found" };
-    case "failed":
-      return failure(result);
-    default:
-      return new Error(`a delete cannot end as ${result.kind}`);
-  }
+function createDecision(plant: NewPlant, { existing }: ResultOf<"create">): CreateDecision {
+  return existing === null
+    ? { kind: "created", plant: plantFromRow({ id: plant.id, name: plant.name, tag: plant.tag ?? null }) }
+    : decideExisting(plant, plantFromRow({ id: plant.id, ...existing }));
 }
 
-function webhookAnswer(result: WriteResult): unknown {
-  if (result.kind === "done") return result.value;
-  if (result.kind === "failed") return failure(result);
-  return new Error(`a webhook write cannot end as ${result.kind}`);
+function deleteDecision(id: bigint, { removed }: ResultOf<"delete">): DeleteDecision {
+  return removed === null ? { kind: "not-found" } : { kind: "deleted", plant: plantFromRow({ id, ...removed }) };
 }
 
 /**
@@ -76,16 +60,20 @@ export class GroupCommit {
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
-    return this.enqueue(["create", plant.id, plant.name, plant.tag ?? null], (result) => createDecision(plant, result));
+    const op = { kind: "create", id: plant.id, name: plant.name, tag: plant.tag ?? null } as const;
+    return this.enqueue(op, (result) => createDecision(plant, result));
   }
 
   delete(id: bigint): Promise<DeleteDecision> {
-    return this.enqueue(["delete", id], (result) => deleteDecision(id, result));
+    return this.enqueue({ kind: "delete", id } as const, (result) => deleteDecision(id, result));
   }
 
-  /** A webhook write, committed with the next batch; resolves to what it answered. */
+  /**
+   * A webhook write, committed with the next batch; resolves to what it answered. `T` is what
+   * WebhookWrites.run returns for this write (it crossed the thread boundary as JSON, untyped).
+   */
   webhook<T>(write: WebhookWrite): Promise<T> {
-    return this.enqueue(["webhook", write], (result) => webhookAnswer(result) as T | Error);
+    return this.enqueue({ kind: "webhook", write } as const, (result) => result.value as T);
   }
 
   /** Commits everything queued, then closes the writer: nothing acknowledged is left behind. */
@@ -98,13 +86,14 @@ export class GroupCommit {
     await this.writer.close();
   }
 
-  private enqueue<T>(op: WriteOp, decide: (result: WriteResult) => T | Error): Promise<T> {
+  /** Queues `op`; `decide` turns its result into the answer, unless it failed. */
+  private enqueue<Op extends WriteOp, T>(op: Op, decide: (result: ResultOf<Op["kind"]>) => T): Promise<T> {
     if (this.closed) return Promise.reject(new StorageUnavailableError("storage is closed"));
     return new Promise((resolve, reject) => {
       const settle = (result: WriteResult) => {
-        const decision = decide(result);
-        if (decision instanceof Error) reject(decision);
-        else resolve(decision);
+        if (result.kind === "failed") reject(failure(result));
+        else if (answers(op, result)) resolve(decide(result));
+        else reject(new Error(`a ${op.kind} was answered as a ${result.kind}`));
       };
       this.pending.push({ op, settle, reject });
       this.scheduleFlush();
