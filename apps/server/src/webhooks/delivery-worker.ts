@@ -75,15 +75,7 @@ export class DeliveryWorker {
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: MAX_IN_FLIGHT });
   private running = false;
   private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
-  /** Set by poke(), cleared when the loop looks: a poke between two looks is never lost. */
-  private poked = false;
-  /**
-   * Sleeping until the next attempt may begin (requests first): a poke then only sets `poked`, for
-   * when the sleep ends. Under saturating creates every committed batch pokes, hundreds a second,
-   * and waking the loop for each only put it back to sleep.
-   */
-  private gated = false;
+  private readonly wakeup = new Wakeup();
   private readonly inFlight = new Map<number, { endpoint: number; done: Promise<void>; abort: AbortController }>();
   private lastPrune = 0;
   private lastBegun = Number.NEGATIVE_INFINITY;
@@ -103,8 +95,7 @@ export class DeliveryWorker {
 
   /** New deliveries were committed (or a slot freed): look now rather than at the next poll. */
   poke(): void {
-    this.poked = true;
-    if (!this.gated) this.wake?.();
+    this.wakeup.poke();
   }
 
   /**
@@ -114,8 +105,7 @@ export class DeliveryWorker {
    */
   async stop(graceMs: number): Promise<void> {
     this.running = false;
-    this.poked = true;
-    this.wake?.();
+    this.wakeup.poke();
     await this.loop;
     const finished = Promise.all([...this.inFlight.values()].map((attempt) => attempt.done));
     const deadline = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
@@ -127,40 +117,32 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
-    let poked = true; // look at once on start
+    this.wakeup.poke(); // look at once on start
     while (this.running) {
-      let pause = POLL_MS;
-      this.poked = false;
       try {
-        // Requests leave no room (see RequestPriority), and the last attempt began less than the gap
-        // ago: neither claim nor read until the next may begin, and let no poke wake the sleep.
-        const gate = this.msUntilMayBegin();
-        this.gated = gate > 0;
-        if (gate > 0) {
-          pause = gate;
-        } else {
-          // Poked (deliveries were committed, or a slot came free), claim at once; on a timed poll,
-          // read first whether anything is due, so that an idle instance (or one whose endpoints all
-          // wait for retries) makes no write transaction per poll.
-          const due = poked || ((await this.repository.msUntilNextDue()) ?? 1) <= 0;
-          const claimed = due ? await this.claimDue() : 0;
-          if (claimed > 0) {
-            pause = 0; // there may be more due
-          } else {
-            // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
-            // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the
-            // next is due.
-            const wait = await this.repository.msUntilNextDue();
-            pause = wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait);
-          }
-        }
         await this.pruneNowAndThen();
+        // Requests leave no room (see RequestPriority): neither claim nor read until the next attempt
+        // may begin. A plain timer, which no poke shortens: under saturating creates every committed
+        // batch pokes, hundreds of times a second.
+        const gate = this.msUntilMayBegin();
+        if (gate > 0) {
+          await new Promise((resolve) => setTimeout(resolve, gate));
+          continue;
+        }
+        // Poked (deliveries were committed, or a slot came free): claim at once. On a timed poll,
+        // read first whether anything is due, so that an idle instance (or one whose endpoints all
+        // wait for retries) makes no write transaction per poll.
+        const due = this.wakeup.take() || ((await this.repository.msUntilNextDue()) ?? 1) <= 0;
+        if (due && (await this.claimDue()) > 0) continue; // there may be more due
+        // Nothing due, or due but not claimable now (every slot of its endpoint busy, or another
+        // instance claiming it): a finished attempt pokes the worker; otherwise sleep until the next
+        // is due.
+        const wait = await this.repository.msUntilNextDue();
+        await this.wakeup.sleep(wait === undefined || wait <= 0 ? POLL_MS : Math.min(POLL_MS, wait));
       } catch (error) {
         this.logger.warn({ err: error }, "webhook deliveries: could not reach storage; trying again");
+        await this.wakeup.sleep(POLL_MS);
       }
-      poked = this.poked;
-      if (pause > 0 && this.running && (this.gated || !poked)) poked = (await this.sleep(pause)) || this.poked;
-      this.gated = false;
     }
   }
 
@@ -358,17 +340,39 @@ export class DeliveryWorker {
     }
     if (pruned > 0) this.logger.info({ pruned }, "pruned delivered webhook events");
   }
+}
 
-  /** Sleeps up to `ms`; true when a poke ended the sleep. */
-  private sleep(ms: number): Promise<boolean> {
+/**
+ * The worker's sleep, and what ends it early: a poke. A poke that comes while the worker is awake is
+ * kept, so that its next sleep does not begin: one between two looks is never lost.
+ */
+class Wakeup {
+  private poked = false;
+  private wake: (() => void) | undefined;
+
+  poke(): void {
+    this.poked = true;
+    this.wake?.();
+  }
+
+  /** Whether a poke came since the last take: the worker is about to look at what it announced. */
+  take(): boolean {
+    const poked = this.poked;
+    this.poked = false;
+    return poked;
+  }
+
+  /** Sleeps up to `ms`, or not at all when a poke came since the last take. */
+  sleep(ms: number): Promise<void> {
+    if (this.poked) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), ms);
-      const done = (poked: boolean) => {
+      const done = () => {
         clearTimeout(timer);
         this.wake = undefined;
-        resolve(poked);
+        resolve();
       };
-      this.wake = () => done(true);
+      const timer = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 }
