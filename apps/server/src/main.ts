@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { openStorage } from "./store/open-storage.js";
 import { startServer } from "./server.js";
 import { firstRunTokenNotice } from "./tokens/first-run-token.js";
+import { callableUrl, tokensCommand } from "./admin/command-line.js";
 import { runTokensCommand } from "./admin/tokens-command.js";
 import { runWebhooksCommand } from "./admin/webhooks-command.js";
 import type { Storage } from "./store/storage.js";
@@ -21,19 +22,20 @@ function flushThenExit(logger: Logger, code: number): void {
 }
 
 async function serve(config: Config): Promise<void> {
-  const running = await startServer(config);
-  const { logger } = running;
-  if (running.firstRunToken) process.stdout.write(firstRunTokenNotice(running.firstRunToken, running.url));
-
+  const starting = startServer(config);
+  // Signals are handled from the start: the "listening" line can reach a supervisor (which may then
+  // stop the server at once) before this function resumes after startServer.
   const stop = (signal: string) => {
-    logger.info({ signal }, "signal received");
-    running.close().then(
-      (clean) => flushThenExit(logger, clean ? 0 : 1),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed");
-        flushThenExit(logger, 1);
-      },
-    );
+    void starting.then((running) => {
+      running.logger.info({ signal }, "signal received");
+      running.close().then(
+        (clean) => flushThenExit(running.logger, clean ? 0 : 1),
+        (error: unknown) => {
+          running.logger.error({ err: error }, "shutdown failed");
+          flushThenExit(running.logger, 1);
+        },
+      );
+    });
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => {
@@ -41,6 +43,13 @@ async function serve(config: Config): Promise<void> {
     // A second Ctrl-C stops at once.
     process.once("SIGINT", () => process.exit(130));
   });
+
+  const running = await starting;
+  const { logger } = running;
+  if (running.firstRunToken) {
+    const url = callableUrl(running.host, running.port);
+    process.stderr.write(firstRunTokenNotice(running.firstRunToken, url, tokensCommand));
+  }
   const crash = (error: unknown) => {
     logger.fatal({ err: error }, "crashed");
     flushThenExit(logger, 1);

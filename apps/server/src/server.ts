@@ -7,6 +7,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { Metrics } from "./metrics.js";
 import { openStorage } from "./store/open-storage.js";
 import type { Storage } from "./store/storage.js";
+import { tokensCommand } from "./admin/command-line.js";
 import { createFirstRunToken } from "./tokens/first-run-token.js";
 import { TokenVerifier } from "./tokens/token-verifier.js";
 import { applyWebhookSettings } from "./webhooks/configured-endpoints.js";
@@ -15,6 +16,8 @@ import { RequestPriority } from "./webhooks/request-priority.js";
 
 export interface RunningServer {
   url: string;
+  /** The address it listens on (HOST). */
+  host: string;
   port: number;
   storage: Storage;
   logger: Logger;
@@ -85,6 +88,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const firstRunToken = await createFirstRunToken(config.tokens, storage.tokens);
     const verifier = new TokenVerifier(config.tokens, storage.tokens, logger);
     await verifier.start();
+    if (config.tokens.length === 0 && verifier.storedCount === 0) {
+      // Every token was revoked (or none was ever made here): no new one is minted at a restart.
+      logger.warn(
+        { create: tokensCommand("create") },
+        "no active API token: requests that need one are answered 401 until a token is created",
+      );
+    }
     const pipeline = createPipeline({
       storage,
       tokens: verifier,
@@ -119,7 +129,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         logger.info({ clean: finished }, "stopped");
         return finished;
       })());
-    return { url, port, storage, logger, close, ...(firstRunToken ? { firstRunToken } : {}) };
+    return { url, host: config.host, port, storage, logger, close, ...(firstRunToken ? { firstRunToken } : {}) };
   } catch (error) {
     await storage.close();
     throw error;

@@ -48,19 +48,40 @@ export interface TokenInfo {
   revokedAt?: string;
 }
 
-export interface ActiveToken {
-  id: number;
+/** A token as the refresh sees it: active (may be used, with these scopes) or not (revoked). */
+export interface TokenState {
   hash: Buffer;
   scopes: Scope[];
+  active: boolean;
+}
+
+/** What changed in the token table since a version (see TokenRepository.changesSince). */
+export interface TokenChanges {
+  /** The table's version these changes bring a reader to: pass it to the next changesSince. */
+  version: number;
+  /** True when `tokens` is every active token (a first read): it replaces what the reader holds. */
+  complete: boolean;
+  /** Every active token (complete), or the tokens added or changed since the version asked about. */
+  tokens: TokenState[];
 }
 
 /** API tokens, kept only as SHA-256 hashes, each with the scopes it grants. */
 export interface TokenRepository {
-  /** Every token that is not revoked: its id, hash and scopes. */
-  activeTokens(): Promise<ActiveToken[]>;
+  /**
+   * The tokens changed since `version` (every active token when it is undefined, or when the
+   * table is older than it: a restored backup). Reads only the changed rows: every change to the
+   * table takes the next version (a trigger, on both backends), and versions become visible in
+   * order. When nothing changed this is one read of a one-row table, however many tokens exist.
+   */
+  changesSince(version?: number): Promise<TokenChanges>;
   add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo>;
-  /** Adds a token with every scope only when no active token exists (first start); atomic across processes. */
-  addIfNoneActive(hash: Buffer, label: string): Promise<boolean>;
+  /**
+   * Adds a token with every scope only on a store that has never held a token (stored, or
+   * configured: markTokensHeld). Atomic across processes; false when the store has held one.
+   */
+  addFirstRunToken(hash: Buffer, label: string): Promise<boolean>;
+  /** Records that this store is used with tokens (PLANTSTORE_TOKENS): it never gets a first-run token. */
+  markTokensHeld(): Promise<void>;
   /** Marks the token revoked; false when there is no such active token. */
   revoke(id: number): Promise<boolean>;
   list(): Promise<TokenInfo[]>;

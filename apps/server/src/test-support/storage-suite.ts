@@ -529,6 +529,13 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
     });
 
     describe("tokens", () => {
+      /** The active tokens' first hash byte and scopes, as a server's first read sees them. */
+      async function active(storage: Storage): Promise<Array<[number, string[]]>> {
+        const { complete, tokens } = await storage.tokens.changesSince();
+        expect(complete).toBe(true);
+        return tokens.map((t): [number, string[]] => [t.hash[0]!, t.scopes]).sort((a, b) => a[0] - b[0]);
+      }
+
       it("adds, lists and revokes tokens, each with its scopes", async () => {
         const storage = await open();
         const ops = await storage.tokens.add(hash(1), "ops", ["metrics:read"]);
@@ -538,7 +545,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(ops.revokedAt).toBeUndefined();
         expect(new Date(ops.createdAt).toISOString()).toBe(ops.createdAt);
         expect(ci.id).not.toBe(ops.id);
-        expect((await storage.tokens.activeTokens()).map((t) => [t.hash[0], t.scopes]).sort()).toEqual([
+        expect(await active(storage)).toEqual([
           [1, ["metrics:read"]],
           [2, ["plants:read", "plants:write"]],
         ]);
@@ -546,7 +553,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(await storage.tokens.revoke(ops.id)).toBe(true);
         expect(await storage.tokens.revoke(ops.id)).toBe(false);
         expect(await storage.tokens.revoke(123_456)).toBe(false);
-        expect((await storage.tokens.activeTokens()).map((t) => t.hash[0])).toEqual([2]);
+        expect(await active(storage)).toEqual([[2, ["plants:read", "plants:write"]]]);
         const listed = await storage.tokens.list();
         expect(listed.map((t) => [t.label, t.revokedAt !== undefined])).toEqual([
           ["ops", true],
@@ -554,26 +561,95 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         ]);
       });
 
-      it("addIfNoneActive adds only when no token is active", async () => {
+      it("reads only the tokens changed since a version, however many exist", async () => {
         const storage = await open();
-        expect(await storage.tokens.addIfNoneActive(hash(1), "first run")).toBe(true);
-        expect(await storage.tokens.addIfNoneActive(hash(2), "first run")).toBe(false);
-        // The first-run token may do everything.
-        expect((await storage.tokens.activeTokens()).map((t) => t.scopes)).toEqual([
-          ["plants:read", "plants:write", "metrics:read"],
-        ]);
-        const [first] = await storage.tokens.list();
-        expect(await storage.tokens.revoke(first!.id)).toBe(true);
-        expect(await storage.tokens.addIfNoneActive(hash(3), "first run")).toBe(true);
+        for (let i = 0; i < 300; i++)
+          await storage.tokens.add(Buffer.alloc(32, i % 256).fill(i >> 8, 0, 1), `t${i}`, ["plants:read"]);
+        const first = await storage.tokens.changesSince();
+        expect(first.tokens).toHaveLength(300);
+        const unchanged = await storage.tokens.changesSince(first.version);
+        expect(unchanged).toEqual({ version: first.version, complete: false, tokens: [] });
+
+        const [victim] = await storage.tokens.list();
+        expect(await storage.tokens.revoke(victim!.id)).toBe(true);
+        const revoked = await storage.tokens.changesSince(first.version);
+        expect(revoked.complete).toBe(false);
+        expect(revoked.tokens.map((t) => t.active)).toEqual([false]);
+        expect(revoked.version).toBeGreaterThan(first.version);
+
+        await storage.tokens.add(hash(255), "new", ["metrics:read"]);
+        const added = await storage.tokens.changesSince(revoked.version);
+        expect(added.tokens).toEqual([{ hash: hash(255), scopes: ["metrics:read"], active: true }]);
+        expect(await storage.tokens.changesSince(added.version)).toMatchObject({ tokens: [] });
+
+        // A reader ahead of the table (a store restored from a backup) reads everything again.
+        const behind = await storage.tokens.changesSince(added.version + 1_000);
+        expect(behind.complete).toBe(true);
+        expect(behind.tokens).toHaveLength(300);
       });
 
-      it("addIfNoneActive is atomic: racing instances add exactly one token", async () => {
+      it("never misses a change while instances add and revoke at once", async () => {
+        const [writerA, writerB, reader] = [await open(), await open(), await open()];
+        const held = new Map<number, boolean>();
+        let { version } = await reader.tokens.changesSince();
+        const follow = async () => {
+          const changes = await reader.tokens.changesSince(version);
+          for (const token of changes.tokens) held.set(token.hash[0]!, token.active);
+          version = changes.version;
+        };
+        const writes = Array.from({ length: 40 }, async (_, i) => {
+          const writer = i % 2 ? writerA : writerB;
+          const info = await writer.tokens.add(hash(i + 1), `w${i}`, ["plants:read"]);
+          if (i % 3 === 0) await writer.tokens.revoke(info.id);
+        });
+        let done = false;
+        const reading = (async () => {
+          while (!done) await follow();
+        })();
+        await Promise.all(writes);
+        done = true;
+        await reading;
+        await follow();
+        const expected = new Map(Array.from({ length: 40 }, (_, i) => [i + 1, i % 3 !== 0]));
+        expect(new Map([...held].sort((a, b) => a[0] - b[0]))).toEqual(expected);
+      });
+
+      it("adds a first-run token only on a store that has never held a token", async () => {
+        const storage = await open();
+        expect(await storage.tokens.addFirstRunToken(hash(1), "first run")).toBe(true);
+        expect(await storage.tokens.addFirstRunToken(hash(2), "first run")).toBe(false);
+        // The first-run token may do everything.
+        expect(await active(storage)).toEqual([[1, ["plants:read", "plants:write", "metrics:read"]]]);
+        const [first] = await storage.tokens.list();
+        expect(await storage.tokens.revoke(first!.id)).toBe(true);
+        // Every token revoked: still none, and still none after a restart.
+        expect(await storage.tokens.addFirstRunToken(hash(3), "first run")).toBe(false);
+        await storage.close();
+        expect(await (await open()).tokens.addFirstRunToken(hash(4), "first run")).toBe(false);
+      });
+
+      it("adds no first-run token to a store that held a token made by the admin command or configured", async () => {
+        const made = await open();
+        const info = await made.tokens.add(hash(1), "ci", ["plants:read"]);
+        await made.tokens.revoke(info.id);
+        expect(await made.tokens.addFirstRunToken(hash(2), "first run")).toBe(false);
+        await made.close();
+        await store?.destroy();
+        store = undefined;
+
+        const configured = await open();
+        await configured.tokens.markTokensHeld();
+        expect(await configured.tokens.addFirstRunToken(hash(3), "first run")).toBe(false);
+        expect(await configured.tokens.list()).toEqual([]);
+      });
+
+      it("adds a first-run token atomically: racing instances add exactly one", async () => {
         const [first, second] = [await open(), await open()];
         const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).tokens.addIfNoneActive(hash(i + 1), `r${i}`)),
+          Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).tokens.addFirstRunToken(hash(i + 1), `r${i}`)),
         );
         expect(results.filter(Boolean)).toHaveLength(1);
-        expect(await first.tokens.activeTokens()).toHaveLength(1);
+        expect(await active(first)).toHaveLength(1);
         expect(await second.tokens.list()).toHaveLength(1);
       });
     });

@@ -46,7 +46,10 @@ export async function startTestServer(overrides: Partial<Config>): Promise<TestS
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams;
   url: string;
+  /** Standard output and standard error, as they arrived. */
   output: () => string;
+  /** Standard output alone (the JSON log lines). */
+  stdout: () => string;
   exited: Promise<number | null>;
 }
 
@@ -58,18 +61,21 @@ export function killSpawnedServers(): void {
   spawned.clear();
 }
 
-/** The built server as users run it (`node dist/main.js`, or `main`), resolved once it listens. */
-export async function spawnServer(env: Record<string, string>, main = MAIN): Promise<ServerProcess> {
+/** The built server as users run it (`node dist/main.js`, or `main`, from `cwd`), resolved once it listens. */
+export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?: string): Promise<ServerProcess> {
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, LOG_LEVEL: "info", ...env },
+    cwd,
   });
   spawned.add(child);
   let output = "";
+  let stdout = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      stdout += chunk.toString();
       const match = /"url":"(http:\/\/[^"]+)".*"msg":"listening"/.exec(output);
       if (match) {
         clearTimeout(timer);
@@ -83,7 +89,7 @@ export async function spawnServer(env: Record<string, string>, main = MAIN): Pro
       reject(new Error(`server exited with ${code}:\n${output}`));
     });
   });
-  return { child, url, output: () => output, exited };
+  return { child, url, output: () => output, stdout: () => stdout, exited };
 }
 
 /** Waits until the process has printed something matching `pattern`; returns the match. */

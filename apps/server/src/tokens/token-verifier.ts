@@ -6,7 +6,11 @@ import { tokenKey } from "./token-hash.js";
 
 /** How long a token added or revoked in the database may take to be seen by a running server. */
 const REFRESH_INTERVAL_MS = 1_000;
-/** A miss re-reads the table at most this often, so a flood of bad tokens cannot flood the database. */
+/**
+ * A miss (a token created a moment ago, or a bogus one) looks for changes at most this often, so
+ * that a flood of bad tokens cannot flood the database. Looking is one read of a one-row table
+ * when nothing changed.
+ */
 const MISS_REFRESH_MIN_INTERVAL_MS = 250;
 
 /** What a valid token is to the gate: what it may do, and a stable key to count its requests by. */
@@ -24,6 +28,8 @@ function credential(key: string, scopes: readonly Scope[]): Credential {
  * Decides whether a presented bearer token is valid and what it may do. The valid set is
  * PLANTSTORE_TOKENS plus the database's active tokens, held in memory by SHA-256 digest and
  * refreshed every second (so a token revoked with `tokens revoke` stops working within a second).
+ * A refresh reads only the tokens changed since the last one (TokenRepository.changesSince): its
+ * cost does not grow with the number of tokens.
  *
  * Lookup is by digest in a map. Its timing depends only on the digest of what the client sent, and
  * telling anything about a valid token from it would take a SHA-256 preimage: the digest, not the
@@ -31,7 +37,9 @@ function credential(key: string, scopes: readonly Scope[]): Credential {
  */
 export class TokenVerifier {
   private readonly configured: ReadonlyMap<string, Credential>;
-  private stored: ReadonlyMap<string, Credential> = new Map();
+  private readonly stored = new Map<string, Credential>();
+  /** The token table's version the stored map reflects; undefined until the first read. */
+  private version: number | undefined;
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -72,23 +80,23 @@ export class TokenVerifier {
     return this.configured.get(key) ?? this.stored.get(key);
   }
 
+  /** How many stored (database) tokens are active: 0 means only PLANTSTORE_TOKENS can be used. */
+  get storedCount(): number {
+    return this.stored.size;
+  }
+
   private refresh(): Promise<void> {
     this.refreshing ??= this.repository
-      .activeTokens()
-      .then((tokens) => {
-        const next = new Map<string, Credential>();
-        for (const { hash, scopes } of tokens) {
+      .changesSince(this.version)
+      .then(({ version, complete, tokens }) => {
+        if (complete) this.stored.clear();
+        for (const { hash, scopes, active } of tokens) {
           if (hash.length !== 32) continue;
           const key = hash.toString("base64");
-          // Keep the same object while a token is unchanged: nothing is allocated per refresh.
-          const previous = this.stored.get(key);
-          const same =
-            previous !== undefined &&
-            previous.scopes.size === scopes.length &&
-            scopes.every((s) => previous.scopes.has(s));
-          next.set(key, same ? previous : credential(key, scopes));
+          if (active) this.stored.set(key, credential(key, scopes));
+          else this.stored.delete(key);
         }
-        this.stored = next;
+        this.version = version;
       })
       .catch((error: unknown) => {
         // Keep the last known set: a database hiccup must not lock every client out.

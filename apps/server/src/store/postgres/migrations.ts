@@ -131,11 +131,43 @@ const MIGRATIONS: readonly Migration[] = [
     // without bound). Only pending rows are in it.
     sql: "CREATE INDEX webhook_deliveries_pending_created ON webhook_deliveries (created_at) WHERE state = 'pending';",
   },
+  {
+    version: 8,
+    name: "token changes counted",
+    // Every insert or change of a token takes the next version, kept in the row (changed), so that
+    // a running server reads only the rows changed since it last looked (the refresh read every
+    // active token every second). A trigger, so that every writer counts, an older server's admin
+    // command included. Taking the version locks the one state row until commit, so versions
+    // become visible in order: a reader that has seen version n has seen every change up to n.
+    // tokens_held: this store has held a token at some time (stored, or PLANTSTORE_TOKENS); a
+    // first-run token is made only on a store that has not, so that revoking every token never
+    // mints a new one at the next start.
+    sql: `
+      CREATE TABLE api_token_state (
+        only_row    boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        version     bigint NOT NULL,
+        tokens_held boolean NOT NULL
+      );
+      INSERT INTO api_token_state (version, tokens_held) SELECT coalesce(max(id), 0), count(*) > 0 FROM api_tokens;
+      ALTER TABLE api_tokens ADD COLUMN changed bigint NOT NULL DEFAULT 0;
+      UPDATE api_tokens SET changed = id;
+      CREATE INDEX api_tokens_changed ON api_tokens (changed);
+      CREATE FUNCTION api_tokens_count_change() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        UPDATE api_token_state SET version = version + 1, tokens_held = true RETURNING version INTO NEW.changed;
+        RETURN NEW;
+      END
+      $$;
+      CREATE TRIGGER api_tokens_count_change BEFORE INSERT OR UPDATE OF hash, label, scopes, revoked_at ON api_tokens
+        FOR EACH ROW EXECUTE FUNCTION api_tokens_count_change();
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */
 const MIGRATION_LOCK_CLASS = 0x504c4e54;
-export const TOKEN_LOCK_CLASS = 0x504c4e55;
+// 0x504c4e55 was the first-run token's lock (now the api_token_state row's lock): not reused, so
+// that an older instance taking it never meets another use.
 export const WEBHOOK_LOCK_CLASS = 0x504c4e56;
 
 /**

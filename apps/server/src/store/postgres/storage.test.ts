@@ -109,7 +109,7 @@ describeWith(target, "PostgreSQL-specific behaviour", (url) => {
     const during = await Promise.allSettled([
       storage.plants.create({ id: 2n, name: "during" }),
       storage.plants.find(1n),
-      storage.tokens.activeTokens(),
+      storage.tokens.changesSince(),
     ]);
     for (const result of during) {
       expect(result.status).toBe("rejected");

@@ -1,7 +1,6 @@
 import type { Scope } from "@plantstore/contract";
-import type { ActiveToken, TokenInfo, TokenRepository } from "../storage.js";
+import type { TokenChanges, TokenInfo, TokenRepository } from "../storage.js";
 import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
-import { SCHEMA_LOCK_KEY, TOKEN_LOCK_CLASS } from "./migrations.js";
 import type { PostgresDatabase } from "./database.js";
 import { inTransaction } from "./transaction.js";
 
@@ -13,7 +12,16 @@ interface TokenRow {
   revoked_at: Date | null;
 }
 
+interface ChangedRow {
+  hash: Buffer;
+  scopes: string;
+  active: boolean;
+  /** bigint, as text. */
+  changed: string;
+}
+
 const TOKEN_COLUMNS = "id, label, scopes, created_at, revoked_at";
+const CHANGED_COLUMNS = "hash, scopes, revoked_at IS NULL AS active, changed";
 
 function toTokenInfo(row: TokenRow): TokenInfo {
   const info: TokenInfo = {
@@ -29,12 +37,25 @@ function toTokenInfo(row: TokenRow): TokenInfo {
 export class PostgresTokenRepository implements TokenRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
-  activeTokens(): Promise<ActiveToken[]> {
-    return this.db.run("read tokens", async (pool) => {
-      const result = await pool.query<{ id: number; hash: Buffer; scopes: string }>(
-        "SELECT id, hash, scopes FROM api_tokens WHERE revoked_at IS NULL",
-      );
-      return result.rows.map((row) => ({ id: row.id, hash: row.hash, scopes: scopesFromColumn(row.scopes) }));
+  changesSince(since?: number): Promise<TokenChanges> {
+    return this.db.run("read token changes", async (pool) => {
+      // The version first, the rows after (a later snapshot): they may hold changes past it, read
+      // again next time (harmless); never miss one before it, as versions become visible in order.
+      const state = await pool.query<{ version: string }>("SELECT version FROM api_token_state");
+      const version = Number(state.rows[0]?.version ?? 0);
+      if (since === version) return { version, complete: false, tokens: [] };
+      const complete = since === undefined || version < since;
+      const rows = complete
+        ? await pool.query<ChangedRow>(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL`)
+        : await pool.query<ChangedRow>(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE changed > $1`, [since]);
+      let reached = version;
+      for (const row of rows.rows) reached = Math.max(reached, Number(row.changed));
+      const tokens = rows.rows.map((row) => ({
+        hash: row.hash,
+        scopes: scopesFromColumn(row.scopes),
+        active: row.active,
+      }));
+      return { version: reached, complete, tokens };
     });
   }
 
@@ -54,22 +75,29 @@ export class PostgresTokenRepository implements TokenRepository {
     });
   }
 
-  addIfNoneActive(hash: Buffer, label: string): Promise<boolean> {
-    // "Is there an active token? If not, insert one" is a read-then-write; under READ COMMITTED
-    // two instances starting at once could both see none. A transaction-scoped advisory lock makes
-    // the pair atomic across every instance on this schema; it is released at COMMIT/ROLLBACK.
+  addFirstRunToken(hash: Buffer, label: string): Promise<boolean> {
+    // Claiming the state row locks it until COMMIT: an instance starting at the same moment waits,
+    // then finds the store has held a token and adds none.
     return this.db.run("add first token", (pool) =>
       inTransaction(pool, async (client) => {
-        await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [TOKEN_LOCK_CLASS]);
-        const active = await client.query("SELECT 1 FROM api_tokens WHERE revoked_at IS NULL LIMIT 1");
-        if (active.rowCount !== 0) return false;
-        const inserted = await client.query(
-          "INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING",
-          [hash, label, ALL_SCOPES_COLUMN],
+        const claimed = await client.query(
+          "UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held RETURNING version",
         );
-        return inserted.rowCount === 1;
+        if (claimed.rowCount !== 1) return false;
+        await client.query("INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3)", [
+          hash,
+          label,
+          ALL_SCOPES_COLUMN,
+        ]);
+        return true;
       }),
     );
+  }
+
+  markTokensHeld(): Promise<void> {
+    return this.db.run("mark tokens held", async (pool) => {
+      await pool.query("UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held");
+    });
   }
 
   revoke(id: number): Promise<boolean> {

@@ -159,6 +159,35 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       );
     `,
   },
+  {
+    version: 9,
+    sql: `
+      -- The token table's changes, counted: every insert or change of a token takes the next
+      -- version, kept in the row (changed), so that a running server reads only the rows changed
+      -- since it last looked (the refresh read every active token every second). A trigger, so that
+      -- every writer counts, an older server's admin command included. tokens_held: this store has
+      -- held a token at some time (stored, or PLANTSTORE_TOKENS); a first-run token is made only on a
+      -- store that has not, so that revoking every token never mints a new one at the next start.
+      CREATE TABLE api_token_state (
+        only_row    INTEGER PRIMARY KEY CHECK (only_row = 1),
+        version     INTEGER NOT NULL,
+        tokens_held INTEGER NOT NULL
+      );
+      INSERT INTO api_token_state (only_row, version, tokens_held)
+        SELECT 1, coalesce(max(id), 0), count(*) > 0 FROM api_tokens;
+      ALTER TABLE api_tokens ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+      UPDATE api_tokens SET changed = id;
+      CREATE INDEX api_tokens_changed ON api_tokens (changed);
+      CREATE TRIGGER api_tokens_count_insert AFTER INSERT ON api_tokens BEGIN
+        UPDATE api_token_state SET version = version + 1, tokens_held = 1;
+        UPDATE api_tokens SET changed = (SELECT version FROM api_token_state) WHERE id = NEW.id;
+      END;
+      CREATE TRIGGER api_tokens_count_update AFTER UPDATE OF hash, label, scopes, revoked_at ON api_tokens BEGIN
+        UPDATE api_token_state SET version = version + 1, tokens_held = 1;
+        UPDATE api_tokens SET changed = (SELECT version FROM api_token_state) WHERE id = NEW.id;
+      END;
+    `,
+  },
 ];
 
 /**
