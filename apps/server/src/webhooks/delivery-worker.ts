@@ -31,7 +31,12 @@ const POLL_MS = 1_000;
  * commit on a loaded disk). Only a dead instance's leases ever run out; another then takes over.
  */
 const LEASE_MARGIN_MS = 30_000;
-/** Pauses before recording an attempt's result again after storage failed to (then the lease's expiry takes over). */
+/**
+ * Pauses before recording an attempt's result again after storage failed to, the last repeated for
+ * as long as it fails: while the instance runs, a result is recorded as soon as storage answers
+ * again. (Giving up left the delivery to its lease, 30 s and more; on a shared PostgreSQL short of
+ * connections, an outage longer than the retries made the "never answers" test wait for it.)
+ */
 const SETTLE_RETRIES_MS = [50, 200, 1_000, 5_000];
 /** Delivered events are pruned in bounded steps, so that a large backlog never holds the writer long. */
 const PRUNE_EVERY_MS = 60_000;
@@ -194,7 +199,7 @@ export class DeliveryWorker {
     const answer = await this.send(delivery, stopped);
     if (stopped.aborted) return; // shutting down: the lease runs out and the delivery is tried again
     const result = this.resultOf(delivery, answer);
-    await this.settle(delivery.delivery, result);
+    if (!(await this.settle(delivery.delivery, result, stopped))) return; // shut down before it could be recorded
     const outcome: WebhookAttemptOutcome = result.kind === "endpoint-gone" ? "endpoint_gone" : result.kind;
     this.metrics.countWebhookAttempt(outcome);
     this.logger.info(
@@ -298,23 +303,33 @@ export class DeliveryWorker {
   }
 
   /**
-   * Records a result, trying again for a while when storage fails: an unrecorded result keeps the
-   * delivery leased until the lease runs out (the attempt's timeout plus LEASE_MARGIN_MS), so a
-   * momentary error would otherwise delay the next attempt by half a minute. Recording twice is
-   * harmless: only the lease holder's first record changes the row.
+   * Records a result, trying again while storage fails and the worker runs: an unrecorded result
+   * keeps the delivery leased until the lease runs out (the attempt's timeout plus LEASE_MARGIN_MS),
+   * which only a dead instance's deliveries should wait for. False when the worker was stopped first
+   * (the lease then runs out, and the delivery is attempted again: at least once, never lost).
+   * Recording twice is harmless: only the lease holder's first record changes the row.
    */
-  private async settle(delivery: number, result: AttemptResult): Promise<void> {
+  private async settle(delivery: number, result: AttemptResult, stopped: AbortSignal): Promise<boolean> {
     for (let retry = 0; ; retry++) {
       try {
         await this.repository.settle(delivery, this.owner, result);
-        return;
+        return true;
       } catch (error) {
-        if (retry >= SETTLE_RETRIES_MS.length || !this.running) throw error;
+        if (!this.running || stopped.aborted) return false;
         this.logger.warn(
           { err: error, delivery, retry: retry + 1 },
           "could not record a webhook attempt; trying again",
         );
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRIES_MS[retry]));
+        const pause = SETTLE_RETRIES_MS[Math.min(retry, SETTLE_RETRIES_MS.length - 1)];
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pause);
+          stopped.addEventListener("abort", done, { once: true });
+          function done(): void {
+            clearTimeout(timer);
+            stopped.removeEventListener("abort", done);
+            resolve();
+          }
+        });
       }
     }
   }
