@@ -24,6 +24,8 @@ export interface Config {
   webhookRetentionHours: number;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
+  /** Origins whose pages may call the API from a browser (PLANTSTORE_CORS_ORIGINS); empty: CORS off. */
+  corsOrigins: string[];
   shutdownTimeoutMs: number;
   pgPoolMax: number;
   pgConnectionTimeoutMs: number;
@@ -49,6 +51,7 @@ export const defaultConfig: Readonly<Config> = {
   webhookRetentionHours: 168,
   bodyLimitBytes: 16 * 1024,
   bodyTimeoutMs: 10_000,
+  corsOrigins: [],
   shutdownTimeoutMs: 10_000,
   pgPoolMax: 10,
   pgConnectionTimeoutMs: 5_000,
@@ -122,6 +125,31 @@ function webhookUrls(env: Env): string[] {
   return urls;
 }
 
+/**
+ * Comma-separated exact origins, each as a browser sends it in `Origin`: `http` or `https`, a
+ * lowercase host, a port only when not the default, nothing after it (`https://app.example.com`).
+ * An entry a browser would never send could never match, so it stops the start instead.
+ */
+function corsOrigins(env: Env): string[] {
+  const origins = commaList(env, "PLANTSTORE_CORS_ORIGINS");
+  for (const [index, entry] of origins.entries()) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if (url.protocol === "http:" || url.protocol === "https:") origin = url.origin;
+    } catch {
+      // reported below
+    }
+    if (origin !== entry) {
+      const hint = origin === undefined ? "" : ` (did you mean "${origin}"?)`;
+      throw new ConfigError(
+        `PLANTSTORE_CORS_ORIGINS entry #${index + 1} "${entry}" must be an exact origin such as https://app.example.com: scheme, host and port only${hint}`,
+      );
+    }
+  }
+  return [...new Set(origins)];
+}
+
 function webhookSecret(env: Env, urls: readonly string[]): string | undefined {
   const raw = env.PLANTSTORE_WEBHOOK_SECRET?.trim();
   if (raw === undefined || raw === "") {
@@ -189,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     bodyLimitBytes: integer(env, "PLANTSTORE_BODY_LIMIT_BYTES", defaultConfig.bodyLimitBytes, 1024, 1024 * 1024),
     bodyTimeoutMs: integer(env, "PLANTSTORE_BODY_TIMEOUT_MS", defaultConfig.bodyTimeoutMs, 100, 600_000),
+    corsOrigins: corsOrigins(env),
     shutdownTimeoutMs: integer(env, "PLANTSTORE_SHUTDOWN_TIMEOUT_MS", defaultConfig.shutdownTimeoutMs, 0, 600_000),
     pgPoolMax: integer(env, "PG_POOL_MAX", defaultConfig.pgPoolMax, 1, 1000),
     pgConnectionTimeoutMs: integer(env, "PG_CONNECTION_TIMEOUT_MS", defaultConfig.pgConnectionTimeoutMs, 100, 600_000),

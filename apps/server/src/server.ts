@@ -103,6 +103,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       metrics,
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      corsOrigins: config.corsOrigins,
       isShuttingDown: () => shuttingDown,
     });
     const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);

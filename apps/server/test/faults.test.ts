@@ -32,6 +32,7 @@ afterAll(() => backend.cleanup());
 interface Faults {
   storage?: (storage: Storage) => Storage;
   verifier?: (verifier: TokenVerifier) => TokenVerifier;
+  corsOrigins?: string[];
 }
 
 async function serve(faults: Faults): Promise<string> {
@@ -51,6 +52,7 @@ async function serve(faults: Faults): Promise<string> {
     metrics: new Metrics(),
     bodyLimitBytes: 16_384,
     bodyTimeoutMs: 5_000,
+    corsOrigins: faults.corsOrigins ?? [],
     isShuttingDown: () => false,
   });
   const server = createServer(pipeline.serverOptions, pipeline.handleRequest);
@@ -112,6 +114,29 @@ describe("a fault in a step of the request path", () => {
     const response = await create(url, 1);
     expect(response.headers.get("retry-after")).toBe("2");
     await expectFault(response, 503, ErrorCode.STORAGE_UNAVAILABLE);
+  });
+
+  it("is answered with the CORS headers of an allowed origin (500 and 503 alike)", async () => {
+    const origin = "https://app.example.com";
+    let calls = 0;
+    const url = await serve({
+      corsOrigins: [origin],
+      storage: withCreate(() =>
+        Promise.reject(++calls === 1 ? new TypeError("boom") : new StorageUnavailableError("database is down")),
+      ),
+    });
+    for (const status of [500, 503]) {
+      const response = await fetch(`${url}/plants`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", origin },
+        body: JSON.stringify({ id: 1, name: "Fern" }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(response.headers.get("access-control-expose-headers")).toMatch(/Retry-After/);
+      expect(response.headers.get("vary")).toBe("Origin");
+    }
   });
 
   it.each([

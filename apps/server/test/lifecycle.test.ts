@@ -265,6 +265,12 @@ describe("configuration", () => {
     [{ DATABASE_URL: "mysql://x" }, /^plantstore: DATABASE_URL must be/],
     [{ PLANTSTORE_TOKENS: "short" }, /^plantstore: PLANTSTORE_TOKENS entry #1 must be/],
     [{ PLANTSTORE_BODY_LIMIT_BYTES: "-1" }, /^plantstore: PLANTSTORE_BODY_LIMIT_BYTES must be/],
+    [
+      { PLANTSTORE_CORS_ORIGINS: "https://app.example.com,https://App.example.com/" },
+      /^plantstore: PLANTSTORE_CORS_ORIGINS entry #2 "https:\/\/App.example.com\/" must be an exact origin such as https:\/\/app.example.com: scheme, host and port only \(did you mean "https:\/\/app.example.com"\?\)\n$/,
+    ],
+    [{ PLANTSTORE_CORS_ORIGINS: "*" }, /^plantstore: PLANTSTORE_CORS_ORIGINS entry #1 "\*" must be an exact origin/],
+    [{ PLANTSTORE_CORS_ORIGINS: "ftp://files.example.com" }, /^plantstore: PLANTSTORE_CORS_ORIGINS entry #1 /],
   ])("refuses %j with one line and exit code 1", (env, message) => {
     const result = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(result.status).toBe(1);

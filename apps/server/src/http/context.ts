@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger.js";
+import type { CorsPolicy } from "./cors.js";
 import type { Metrics } from "../metrics.js";
 
 /** A client-sent X-Request-Id is honoured only when it is short and plain (it ends up in logs). */
@@ -64,14 +65,16 @@ export function elapsedMs(startedAt: number): number {
 }
 
 /**
- * Step 1 of every request: a request id (echoed), the security headers, and one access-log line
- * when the exchange is over (answered, or the client went away).
+ * Step 1 of every request: a request id (echoed), the security headers, the CORS headers of its
+ * origin (so that every answer carries them, refusals and faults included), and one access-log
+ * line when the exchange is over (answered, or the client went away).
  */
 export function beginRequest(
   req: IncomingMessage,
   res: ServerResponse,
   record: RequestRecorder,
   shuttingDown: boolean,
+  cors: CorsPolicy,
 ): void {
   const startedAt = performance.now();
   const requestId = requestIdOf(req);
@@ -79,6 +82,7 @@ export function beginRequest(
   req.operationId = "unmatched";
   res.setHeader("X-Request-Id", requestId);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  cors.apply(req, res);
   // Once shutdown has begun, no connection is kept alive past its current answer.
   if (shuttingDown) res.setHeader("Connection", "close");
   res.once("close", () => {

@@ -4,6 +4,7 @@ import type { Socket } from "node:net";
 import { ErrorCode } from "@plantstore/contract";
 import { ApiError, jsonHead } from "./answer.js";
 import { pathOf, SECURITY_HEADERS, type RequestRecorder } from "./context.js";
+import { originOfRawRequest, type CorsPolicy } from "./cors.js";
 
 const HEADERS_TOO_LARGE = new ApiError(ErrorCode.HEADERS_TOO_LARGE, "the request headers are too large");
 const TIMED_OUT = new ApiError(ErrorCode.REQUEST_TIMEOUT, "the request did not arrive in time");
@@ -25,9 +26,10 @@ function requestLineOf(rawPacket: Buffer | undefined): { method?: string; path?:
 /**
  * Requests Node's HTTP parser refuses (bad framing, a control byte in a header, headers over the
  * limit) never become a request object. They still get what every answer gets: the JSON Error, a
- * request id, the security headers and one access-log line; then the connection closes.
+ * request id, the security headers, the CORS headers when the raw request shows an allowed Origin,
+ * and one access-log line; then the connection closes.
  */
-export function answerParserErrors(record: RequestRecorder) {
+export function answerParserErrors(record: RequestRecorder, cors: CorsPolicy) {
   return function answerParserError(error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -35,7 +37,14 @@ export function answerParserErrors(record: RequestRecorder) {
     }
     const refusal = refusalFor(error.code);
     const requestId = randomUUID();
-    const head = jsonHead(refusal.body, ["X-Request-Id", requestId, ...SECURITY_HEADERS.flat(), "Connection", "close"]);
+    const head = jsonHead(refusal.body, [
+      "X-Request-Id",
+      requestId,
+      ...SECURITY_HEADERS.flat(),
+      ...cors.headersFor(originOfRawRequest(error.rawPacket)),
+      "Connection",
+      "close",
+    ]);
     let answer = `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n`;
     for (let i = 0; i < head.length; i += 2) answer += `${head[i]}: ${head[i + 1]}\r\n`;
     socket.end(`${answer}\r\n${refusal.body}`);

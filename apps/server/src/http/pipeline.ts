@@ -10,6 +10,7 @@ import type { TokenVerifier } from "../tokens/token-verifier.js";
 import { sendError } from "./answer.js";
 import { readBody, unreadBodyIsLarge } from "./body.js";
 import { beginRequest, requestRecorder } from "./context.js";
+import { answerPreflight, CorsPolicy } from "./cors.js";
 import { answerFault } from "./faults.js";
 import { checkGate } from "./gate.js";
 import { createLeanExpressApp } from "./lean-express.js";
@@ -33,6 +34,8 @@ export interface PipelineDependencies {
   metrics: Metrics;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
+  /** Origins whose pages may call the API (PLANTSTORE_CORS_ORIGINS); none: CORS off. */
+  corsOrigins: readonly string[];
   /** True once shutdown has begun: readiness fails and connections are not kept alive. */
   isShuttingDown: () => boolean;
 }
@@ -50,7 +53,8 @@ export interface Pipeline {
  * The whole path of a request, in the order it runs. Each step is a function in the file named
  * after it; a step that refuses the request answers it and the path ends there.
  *
- *   1. context     context.ts        request id, security headers, one log line and metrics
+ *   1. context     context.ts        request id, security and CORS headers, one log line and metrics
+ *      preflight   cors.ts           an allowed origin's CORS preflight: 204 with the path's methods
  *   2. route       routing.ts        which operation (from the contract): 404, 405
  *   3. gate        gate.ts           bearer token, rate limit, scope, before the body is read: 401 429 403
  *   4. input       query.ts          query parameters: unknown or repeated ones 400
@@ -68,6 +72,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   const fault = (req: IncomingMessage, res: ServerResponse) => (error: unknown) => answerFault(req, res, error, logger);
   const gate = { verifier: deps.tokens, limiter: deps.limiter, metrics: deps.metrics };
   const bodyLimits = { limitBytes: deps.bodyLimitBytes, timeoutMs: deps.bodyTimeoutMs };
+  const cors = new CorsPolicy(deps.corsOrigins);
 
   // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
   const { app: contractApp, serverOptions } = createLeanExpressApp(stringifyExactJson);
@@ -91,7 +96,11 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   ]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    beginRequest(req, res, record, deps.isShuttingDown()); // 1. context
+    beginRequest(req, res, record, deps.isShuttingDown(), cors); // 1. context
+
+    // A preflight for a path no route has goes on to routing's 404; any other OPTIONS to its 405.
+    const preflightAllow = cors.isPreflight(req) ? routes.allowAt(req) : undefined;
+    if (preflightAllow !== undefined) return answerPreflight(res, preflightAllow);
 
     const operation = routes.match(req); // 2. route
     if (!("handle" in operation)) return sendError(res, operation);
@@ -115,6 +124,6 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   return {
     serverOptions,
     handleRequest: (req, res) => void handle(req, res).catch(fault(req, res)),
-    handleParserError: answerParserErrors(record),
+    handleParserError: answerParserErrors(record, cors),
   };
 }

@@ -102,11 +102,18 @@ export class Routes {
 
   match(req: IncomingMessage): Operation | ApiError {
     const path = targetPath(req.url ?? "");
+    const entry = this.entryOf(path);
+    if (entry === undefined) return notFound(req.method ?? "", path);
     const method = req.method === "HEAD" ? "GET" : (req.method ?? "");
-    for (const entry of this.paths) {
-      if (!entry.pattern.test(path)) continue;
-      return entry.byMethod.get(method) ?? methodNotAllowed(req.method ?? "", entry.allow);
-    }
-    return notFound(req.method ?? "", path);
+    return entry.byMethod.get(method) ?? methodNotAllowed(req.method ?? "", entry.allow);
+  }
+
+  /** The methods served at the request's path (its `Allow`), or undefined for a path no route has. */
+  allowAt(req: IncomingMessage): string | undefined {
+    return this.entryOf(targetPath(req.url ?? ""))?.allow;
+  }
+
+  private entryOf(path: string): PathEntry | undefined {
+    return this.paths.find((entry) => entry.pattern.test(path));
   }
 }
