@@ -135,6 +135,13 @@ describe("retries over a flaky network", () => {
     });
   }, 60_000);
 
+  it("tells the wait a refused 429 asked for (Retry-After), for a caller that does not retry", async () => {
+    await withProxy([{ kind: "status-429", retryAfter: "42" }], async (url) => {
+      const error = await failureOf(clientFor(url, { retry: false }).createPlant({ id: freshId(), name: "Fern" }));
+      expect(error).toMatchObject({ status: 429, retryAfterMs: 42_000, attempts: 1 });
+    });
+  });
+
   it("gives up after the configured retries with the last failure", async () => {
     await withProxy([{ kind: "status-503" }, { kind: "status-503" }, { kind: "status-503" }], async (url) => {
       const error = await failureOf(

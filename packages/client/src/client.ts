@@ -174,11 +174,8 @@ export function createClientWith(
     try {
       const answer = await send(controller.signal);
       if (ends(answer.status)) return { ok: true, answer };
-      return {
-        ok: false,
-        error: errorFromStatus(answer.status, answer.body),
-        retryAfterMs: parseRetryAfterMs(answer.headers.get("retry-after")),
-      };
+      const error = errorFromStatus(answer.status, answer.body, parseRetryAfterMs(answer.headers.get("retry-after")));
+      return { ok: false, error, retryAfterMs: error.retryAfterMs };
     } catch (error) {
       if (error instanceof PlantStoreError) return { ok: false, error, retryAfterMs: undefined };
       if (signal?.aborted) {
@@ -326,7 +323,7 @@ export function createClientWith(
       callOptions.signal,
     );
     if (answer.status === 204) return { outcome: "deleted", attempts };
-    const error = errorFromStatus(answer.status, answer.body).withAttempts(attempts);
+    const error = errorFromStatus(answer.status, answer.body, undefined).withAttempts(attempts);
     // The plant is gone; an earlier attempt whose answer was lost may have been what deleted it.
     if (error.isNotFound() && earlierAttemptMayHaveActed) return { outcome: "unknown", attempts };
     throw error;
@@ -445,13 +442,25 @@ function outcomeOf(header: string | null, mayHaveReachedServer: boolean): Create
   return "unknown";
 }
 
-function errorFromStatus(status: number, body: unknown): PlantStoreError {
+function errorFromStatus(status: number, body: unknown, retryAfterMs: number | undefined): PlantStoreError {
   const errorBody = ErrorBody.safeParse(body);
   if (errorBody.success) {
     const { error: code, message } = errorBody.data;
-    return new PlantStoreError({ kind: "http", status, code, detail: message, message: `HTTP ${status}: ${message}` });
+    return new PlantStoreError({
+      kind: "http",
+      status,
+      code,
+      detail: message,
+      retryAfterMs,
+      message: `HTTP ${status}: ${message}`,
+    });
   }
-  return new PlantStoreError({ kind: "http", status, message: `HTTP ${status} without a Plant Store error body` });
+  return new PlantStoreError({
+    kind: "http",
+    status,
+    retryAfterMs,
+    message: `HTTP ${status} without a Plant Store error body`,
+  });
 }
 
 function networkError(baseUrl: string, error: unknown): PlantStoreError {

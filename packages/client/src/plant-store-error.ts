@@ -20,6 +20,7 @@ export interface PlantStoreErrorInit {
   status?: number;
   code?: number;
   detail?: string;
+  retryAfterMs?: number | undefined;
   attempts?: number;
   cause?: unknown;
 }
@@ -41,6 +42,8 @@ export class PlantStoreError extends Error {
   readonly codeName: ErrorCodeName | undefined;
   /** The Error body's `message` field as the server sent it. */
   readonly detail: string | undefined;
+  /** The wait the server asked for before trying again (its `Retry-After`, in ms), e.g. on a 429 or 503. */
+  readonly retryAfterMs: number | undefined;
   /** How many requests were made before giving up (0 when refused before sending). */
   readonly attempts: number;
 
@@ -51,6 +54,7 @@ export class PlantStoreError extends Error {
     this.code = init.code;
     this.codeName = init.code === undefined ? undefined : codeNames.get(init.code);
     this.detail = init.detail;
+    this.retryAfterMs = init.retryAfterMs;
     this.attempts = init.attempts ?? 0;
   }
 
@@ -91,6 +95,7 @@ export class PlantStoreError extends Error {
       status: this.status,
       code: this.code,
       detail: this.detail,
+      retryAfterMs: this.retryAfterMs,
       attempts,
       cause: this.cause,
     });
