@@ -14,14 +14,11 @@
 -- invocation, across rounds. All stay below 2^53 so Lua's doubles hold them exactly.
 -- done() prints one line "WRK_RESULT <json>" with the counts, latency percentiles and statuses.
 
-local threads = {}
-local thread_count = 0
+-- common.lua sits beside this script; wrk does not put the script's directory on package.path.
+package.path = (debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./") .. "?.lua;" .. package.path
+local common = require("common")
 
-function setup(thread)
-  thread:set("thread_index", thread_count)
-  thread_count = thread_count + 1
-  table.insert(threads, thread)
-end
+setup = common.setup
 
 local mode, id_base, first_id, pool_size, headers, bodyless
 -- delete mode: the id of the create in flight, and the id its 200 made deletable.
@@ -36,20 +33,18 @@ function init(args)
   mode = args[1]
   local token = args[2]
   id_base = tonumber(args[3])
-  first_id = id_base + thread_index * 2 ^ 30
+  first_id = common.first_id(id_base)
   pool_size = tonumber(args[4])
   if mode == "unauth" then token = "wrong-" .. token end
-  headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token }
-  -- Reads and deletes carry no body, so no Content-Type either.
-  bodyless = { ["Authorization"] = "Bearer " .. token }
+  headers, bodyless = common.headers(token)
 end
 
 local function body(id, rest)
-  return '{"id":' .. string.format("%.0f", id) .. ',' .. rest
+  return '{"id":' .. common.id_text(id) .. ',' .. rest
 end
 
 local function pool_id(n)
-  return string.format("%.0f", -(1 + n % pool_size))
+  return common.id_text(-(1 + n % pool_size))
 end
 
 function request()
@@ -59,13 +54,13 @@ function request()
   elseif mode == "list" then
     return wrk.format("GET", "/plants?limit=100", bodyless)
   elseif mode == "list-deep" then
-    return wrk.format("GET", "/plants?limit=100&after=" .. string.format("%.0f", id_base), bodyless)
+    return wrk.format("GET", "/plants?limit=100&after=" .. common.id_text(id_base), bodyless)
   elseif mode == "delete" then
     -- The plant the last answered create made is deleted next; otherwise a new plant is created.
     if pending_delete ~= nil then
       local id = pending_delete
       pending_delete = nil
-      return wrk.format("DELETE", "/plants/" .. string.format("%.0f", id), bodyless)
+      return wrk.format("DELETE", "/plants/" .. common.id_text(id), bodyless)
     end
     last_post = first_id + sent
     return wrk.format("POST", "/plants", headers, body(last_post, NAME))
@@ -88,20 +83,10 @@ function response(status, _headers, _body)
 end
 
 function done(summary, latency, _requests)
-  local merged = {}
-  for _, thread in ipairs(threads) do
-    for status, count in pairs(thread:get("statuses")) do
-      merged[status] = (merged[status] or 0) + count
-    end
-  end
-  local parts = {}
-  for status, count in pairs(merged) do
-    table.insert(parts, string.format('"%d":%d', status, count))
-  end
   local e = summary.errors
   io.write(string.format(
     'WRK_RESULT {"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,"maxUs":%d,' ..
-      '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d},"statuses":{%s}}\n',
+      '"errors":{"connect":%d,"read":%d,"write":%d,"timeout":%d},"statuses":%s}\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), latency.max,
-    e.connect, e.read, e.write, e.timeout, table.concat(parts, ",")))
+    e.connect, e.read, e.write, e.timeout, common.json_counts(common.merged("statuses"), '"%d"')))
 end

@@ -7,14 +7,11 @@
 -- An answer whose status is not the one its kind expects is counted as unexpected, by kind and status.
 -- done() prints one line "SOAK_RESULT <json>".
 
-local threads = {}
-local thread_count = 0
+-- common.lua sits beside this script; wrk does not put the script's directory on package.path.
+package.path = (debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./") .. "?.lua;" .. package.path
+local common = require("common")
 
-function setup(thread)
-  thread:set("thread_index", thread_count)
-  thread_count = thread_count + 1
-  table.insert(threads, thread)
-end
+setup = common.setup
 
 local EXPECTED = { create = 200, replay = 200, conflict = 409, get = 200, list = 200, delete = 204, unauth = 401 }
 local MIX = {
@@ -30,15 +27,14 @@ unexpected = {}
 
 function init(args)
   local token = args[1]
-  first_id = tonumber(args[2]) + thread_index * 2 ^ 30
+  first_id = common.first_id(tonumber(args[2]))
   pool_size = tonumber(args[3])
-  headers = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. token }
-  bodyless = { ["Authorization"] = "Bearer " .. token }
-  wrong = { ["Content-Type"] = "application/json", ["Authorization"] = "Bearer wrong-" .. token }
+  headers, bodyless = common.headers(token)
+  wrong = common.headers("wrong-" .. token)
   math.randomseed(thread_index + 1)
 end
 
-local function id_text(id) return string.format("%.0f", id) end
+local id_text = common.id_text
 local function pool_id(n) return id_text(-(1 + n % pool_size)) end
 
 local function pick()
@@ -87,19 +83,10 @@ function response(status, _headers, _body)
 end
 
 function done(summary, latency, _requests)
-  local merged_counts, merged_unexpected = {}, {}
-  for _, thread in ipairs(threads) do
-    for key, count in pairs(thread:get("counts")) do merged_counts[key] = (merged_counts[key] or 0) + count end
-    for key, count in pairs(thread:get("unexpected")) do merged_unexpected[key] = (merged_unexpected[key] or 0) + count end
-  end
-  local function object(map)
-    local parts = {}
-    for key, count in pairs(map) do table.insert(parts, string.format('"%s":%d', key, count)) end
-    return "{" .. table.concat(parts, ",") .. "}"
-  end
   local e = summary.errors
   io.write(string.format(
     'SOAK_RESULT {"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,"socketErrors":%d,"counts":%s,"unexpected":%s}\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
-    e.connect + e.read + e.write + e.timeout, object(merged_counts), object(merged_unexpected)))
+    e.connect + e.read + e.write + e.timeout, common.json_counts(common.merged("counts"), '"%s"'),
+    common.json_counts(common.merged("unexpected"), '"%s"')))
 end
