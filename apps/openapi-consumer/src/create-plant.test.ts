@@ -1,28 +1,13 @@
-import { startServer, type RunningServer } from "@plantstore/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPlant, createPlantStoreClient } from "./create-plant.js";
+import { realServerForTests, TOKEN } from "./test-support/real-server.js";
 
 // Codes from the error catalogue in the committed document's description.
 const VALIDATION_FAILED = 40002;
 const INVALID_CREDENTIAL = 40102;
 const ID_CONFLICT = 40901;
-const TOKEN = "consumer-test-token-0123456789";
 
-let server: RunningServer;
-
-beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    databaseUrl: "sqlite::memory:",
-    tokens: [TOKEN],
-    logLevel: "silent",
-  });
-});
-
-afterAll(async () => {
-  await server?.close();
-});
+const server = realServerForTests();
 
 describe("the generated client against the real server", () => {
   it("creates a plant: 200 with exactly {name, tag}", async () => {

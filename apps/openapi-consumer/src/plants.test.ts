@@ -1,30 +1,19 @@
-import { startServer, type RunningServer } from "@plantstore/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createPlant, createPlantStoreClient } from "./create-plant.js";
 import { deletePlant, getPlant, listAllPlants } from "./plants.js";
+import { realServerForTests, TOKEN } from "./test-support/real-server.js";
 
 // Codes from the error catalogue in the committed document's description.
 const PLANT_NOT_FOUND = 40402;
 const INVALID_PARAMETER = 40005;
 const INSUFFICIENT_SCOPE = 40301;
-const TOKEN = "consumer-test-token-0123456789";
 const READ_ONLY = "consumer-read-only-0123456789";
 
-let server: RunningServer;
+const server = realServerForTests([`${READ_ONLY}:plants:read`]);
 beforeAll(async () => {
-  server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    databaseUrl: "sqlite::memory:",
-    tokens: [TOKEN, `${READ_ONLY}:plants:read`],
-    logLevel: "silent",
-  });
   for (let id = 1; id <= 25; id++) {
     await createPlant(server.url, TOKEN, { id: 1000 + id, name: `Plant ${id}`, ...(id % 2 ? { tag: "odd" } : {}) });
   }
-});
-afterAll(async () => {
-  await server?.close();
 });
 
 describe("every operation of the 3.1 document, through the generated types, against the real server", () => {

@@ -1,5 +1,5 @@
 import type { components } from "./schema.generated.js";
-import type { createPlantStoreClient} from "./create-plant.js";
+import type { createPlantStoreClient } from "./create-plant.js";
 import { type ApiError } from "./create-plant.js";
 
 /** A stored plant as the committed document describes it (`id` is an int64: a number here, see docs/api.md). */
