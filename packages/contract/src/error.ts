@@ -45,8 +45,15 @@ export const ErrorCode = {
   HEADERS_TOO_LARGE: 43101,
   /** An unexpected server fault; details are in the server log under the request id. */
   INTERNAL: 50001,
-  /** Storage is unreachable; retry later (the `Retry-After` header says when). */
+  /** Storage is unreachable and nothing was changed; retry later (the `Retry-After` header says when). */
   STORAGE_UNAVAILABLE: 50301,
+  /**
+   * Storage failed while a write was being committed (the database connection was lost, or the
+   * commit outlasted its time limit): the write may or may not have happened. Retrying is safe (every
+   * write is idempotent), but a retry's answer may be about this request's own effect: a delete
+   * retried after this may answer PLANT_NOT_FOUND because this request deleted the plant.
+   */
+  OUTCOME_UNKNOWN: 50302,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -44,10 +44,11 @@ const OPERATION_CODES: Record<OperationId, ErrorCodeName[]> = {
     "ID_CONFLICT",
     "BODY_TOO_LARGE",
     "UNSUPPORTED_MEDIA_TYPE",
+    "OUTCOME_UNKNOWN",
   ],
   getPlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND"],
   listPlants: ["INVALID_PARAMETER"],
-  deletePlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND"],
+  deletePlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND", "OUTCOME_UNKNOWN"],
 };
 
 /** A message the server really sends with each code, for the examples. */
@@ -72,6 +73,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
   HEADERS_TOO_LARGE: "the request headers are too large",
   INTERNAL: "internal error; see the server log for request 0b6f2c1e-4f7a-4c1e-9a53-3c9d2b7e8f10",
   STORAGE_UNAVAILABLE: "storage is unavailable; retry later",
+  OUTCOME_UNKNOWN: "storage failed while committing; the write may have happened: retry it",
 };
 
 /** What each status means, per operation; statuses not listed here take the common meaning below. */
@@ -106,7 +108,7 @@ const COMMON_DESCRIPTIONS: Record<string, string> = {
   429: "The token is over its rate limit; retry after the Retry-After header's seconds.",
   431: "The request headers are larger than the server accepts; the connection is closed.",
   500: "Unexpected server error; no internals are disclosed (the server log has the details under the request id).",
-  503: "Storage is unavailable; retry after the Retry-After header's seconds.",
+  503: "Storage is unavailable; retry after the Retry-After header's seconds. STORAGE_UNAVAILABLE: nothing was changed. OUTCOME_UNKNOWN (writes only): storage failed while committing, so the write may have happened; a retry is safe, and its answer may be about this request's own effect.",
 };
 
 // ---------------------------------------------------------------------------------------------

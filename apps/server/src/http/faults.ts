@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
-import { StorageUnavailableError } from "../store/storage.js";
+import { OutcomeUnknownError, StorageUnavailableError } from "../store/storage.js";
 import { ApiError, sendError } from "./answer.js";
 
 /** Seconds a client is asked to wait before retrying while storage is unavailable. */
@@ -10,12 +10,18 @@ const STORAGE_RETRY_AFTER_SECONDS = "2";
 const STORAGE_UNAVAILABLE = new ApiError(ErrorCode.STORAGE_UNAVAILABLE, "storage is unavailable; retry later", {
   "Retry-After": STORAGE_RETRY_AFTER_SECONDS,
 });
+const OUTCOME_UNKNOWN = new ApiError(
+  ErrorCode.OUTCOME_UNKNOWN,
+  "storage failed while committing; the write may have happened: retry it",
+  { "Retry-After": STORAGE_RETRY_AFTER_SECONDS },
+);
 const MALFORMED_REQUEST = new ApiError(ErrorCode.BAD_REQUEST, "the request is malformed");
 
 /**
  * The one place a fault becomes an answer, whichever step raised it: a catalogue Error, never an
- * HTML page or a stack trace. Storage out of reach is a 503 with Retry-After; anything unexpected
- * a 500 whose details go to the log under the request id. The process keeps serving.
+ * HTML page or a stack trace. Storage out of reach is a 503 with Retry-After, telling "nothing was
+ * changed" (STORAGE_UNAVAILABLE) from "the write may have happened" (OUTCOME_UNKNOWN); anything
+ * unexpected a 500 whose details go to the log under the request id. The process keeps serving.
  */
 export function answerFault(req: IncomingMessage, res: ServerResponse, error: unknown, logger: Logger): void {
   try {
@@ -29,6 +35,10 @@ export function answerFault(req: IncomingMessage, res: ServerResponse, error: un
 
 function answerTo(req: IncomingMessage, error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof OutcomeUnknownError) {
+    logger.warn({ requestId: req.requestId, err: error }, "storage failed while committing: outcome unknown");
+    return OUTCOME_UNKNOWN;
+  }
   if (error instanceof StorageUnavailableError) {
     logger.warn({ requestId: req.requestId, err: error }, "storage unavailable");
     return STORAGE_UNAVAILABLE;

@@ -236,10 +236,23 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** Storage cannot be reached right now (database down, connection lost): answered as 503. */
+/**
+ * Storage cannot serve this right now (database down, connection lost), and nothing was changed:
+ * answered as 503 STORAGE_UNAVAILABLE.
+ */
 export class StorageUnavailableError extends Error {
-  override readonly name = "StorageUnavailableError";
+  override readonly name: string = "StorageUnavailableError";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
+}
+
+/**
+ * Storage failed while a write was being committed (the connection lost during COMMIT, the writer
+ * gone after taking the batch): the write may or may not have happened. Answered as 503
+ * OUTCOME_UNKNOWN, so that a client never takes it for "not done". Still storage being unavailable
+ * (a subclass): everything that gives way to an outage gives way to this too.
+ */
+export class OutcomeUnknownError extends StorageUnavailableError {
+  override readonly name = "OutcomeUnknownError";
 }
