@@ -18,14 +18,6 @@ const exactTypes: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"],
 };
 
-/**
- * Every session runs with synchronous_commit=on, whatever the server or role default is, so a
- * COMMIT returns only once its WAL is flushed (and, with synchronous standbys configured, once
- * they have it): a 200 is never sent for a plant a crash could lose. It is set with SET rather
- * than a startup option because connection poolers (PgBouncer) refuse unknown startup options.
- */
-const SESSION_SETUP = "SET synchronous_commit TO on";
-
 export function createPool(connectionString: string, options: StorageOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
@@ -36,22 +28,25 @@ export function createPool(connectionString: string, options: StorageOptions): p
     keepAlive: true,
     application_name: "plantstore-server",
     types: exactTypes,
-    // Awaited by pg-pool before the connection is handed out, so no query runs before it.
-    // pg-pool awaits what onConnect returns (pg-pool/index.js: _promiseTry(onConnect).then(…)) before
-    // handing the connection out; @types/pg declares it as returning void.
-    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- see above
-    onConnect: async (client) => {
-      await client.query(SESSION_SETUP);
-    },
+    // No session state is set up here (no SET, no LISTEN, no named statements): behind PgBouncer in
+    // transaction mode, each transaction may run on a different server connection.
   });
-  // An idle pooled connection that dies (database restarted, network cut) is dropped by the pool
-  // and replaced on demand; without this listener the 'error' event would crash the process.
-  pool.on("error", (error) => {
-    options.logger.warn(
-      { reason: describeDatabaseError(error) },
-      "PostgreSQL connection lost; the pool will reconnect",
-    );
+  // A connection can die at any moment (PostgreSQL restarted, its backend terminated, the network
+  // cut), idle in the pool or checked out between two queries, and node-postgres then emits 'error'
+  // on it: an EventEmitter 'error' without a listener ends the process. Every connection gets its
+  // listener as it is made, for its whole life. The query in flight fails by itself (the request
+  // answers 503), and the pool discards the dead connection (pg-pool drops an idle one at once, and a
+  // checked-out one when it is released, as it is no longer queryable) and opens new ones on demand.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => {
+      options.logger.warn(
+        { reason: describeDatabaseError(error) },
+        "PostgreSQL connection lost; the pool will reconnect",
+      );
+    });
   });
+  // pg-pool re-emits an idle connection's error on the pool: already logged by the listener above.
+  pool.on("error", () => undefined);
   return pool;
 }
 

@@ -1,12 +1,11 @@
 import type { NewPlant } from "@plantstore/contract";
-import type pg from "pg";
 import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
 import { webhookEventBody } from "@plantstore/contract";
 import type { BatchObserver, CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
 import { newEventId } from "../webhook-rows.js";
 import type { PostgresDatabase } from "./database.js";
-import { isUnavailable } from "./errors.js";
-import { inTransaction } from "./transaction.js";
+import { StorageUnavailableError } from "../storage.js";
+import type { Queryable } from "./transaction.js";
 
 /** A write waiting for a batch slot, tagged with its kind. */
 interface CreateWrite {
@@ -75,8 +74,8 @@ const subscribersOf = (type: string) =>
  * for an id within the batch wins, as if it had arrived first), return what was inserted, and
  * return the existing rows of the other ids for comparison. The unique index decides, as for a
  * single create. When endpoints subscribe to plant.created, each inserted plant's event (its body
- * prepared with the input) is written as one delivery row per endpoint by the same statement: it
- * is its own transaction and commits once for the whole batch, events included (the outbox).
+ * prepared with the input) is written as one delivery row per endpoint by the same statement, in
+ * the batch's one transaction: it commits once for the whole batch, events included (the outbox).
  */
 const CREATE_BATCH_SQL = `
   WITH input AS (
@@ -126,11 +125,12 @@ const DELETE_BATCH_SQL = "DELETE FROM plants WHERE id = ANY($1::bigint[]) RETURN
 /**
  * Group commit for PostgreSQL. Writes that arrive while every batch slot is busy wait and go
  * together in the next statement (creates with creates, deletes with deletes, in arrival order):
- * one round trip, one transaction, one WAL flush for all of them. Under light load a write goes
- * alone at once, so latency does not grow. Each promise resolves only after its batch committed
- * (synchronous_commit=on). If a batch fails for a reason other than the database being
- * unreachable, its writes are retried one by one, so that one bad row fails alone and never takes
- * its batch-mates with it.
+ * one transaction, one WAL flush for all of them. Under light load a write goes alone at once, so
+ * latency does not grow. Each promise resolves only after its batch committed
+ * (synchronous_commit=on). If a batch fails for a reason other than storage being unavailable, its
+ * writes are retried one by one, so that one bad row fails alone and never takes its batch-mates
+ * with it; when storage is unavailable, or the commit's outcome is unknown, every write of the batch
+ * gets that answer.
  */
 export class GroupCommit {
   private queue: PendingWrite[] = [];
@@ -180,9 +180,9 @@ export class GroupCommit {
   private async write<Item extends { resolve(decision: Decision): void }, Decision>(
     items: Item[],
     operation: string,
-    run: (pool: pg.Pool, items: Item[]) => Promise<Written<Decision>>,
+    run: (client: Queryable, items: Item[]) => Promise<Written<Decision>>,
   ): Promise<number> {
-    const { decisions, deliveries } = await this.db.query(operation, (pool) => run(pool, items));
+    const { decisions, deliveries } = await this.db.transaction(operation, (client) => run(client, items));
     items.forEach((item, index) => item.resolve(decisions[index]!));
     return deliveries;
   }
@@ -194,7 +194,7 @@ export class GroupCommit {
       this.observe(batch.writes.length, (performance.now() - started) / 1000);
       if (deliveries > 0) this.onDeliveries();
     } catch (error) {
-      if (batch.writes.length === 1 || isUnavailable(error) || !(error instanceof Error)) {
+      if (batch.writes.length === 1 || error instanceof StorageUnavailableError || !(error instanceof Error)) {
         for (const write of batch.writes) write.reject(error);
         return;
       }
@@ -205,16 +205,16 @@ export class GroupCommit {
   private sendOnce(batch: Batch): Promise<number> {
     switch (batch.kind) {
       case "create":
-        return this.write(batch.writes, "create plants", (pool, writes) =>
+        return this.write(batch.writes, "create plants", (client, writes) =>
           createAll(
-            pool,
+            client,
             writes.map((write) => write.plant),
           ),
         );
       case "delete":
-        return this.write(batch.writes, "delete plants", (pool, writes) =>
+        return this.write(batch.writes, "delete plants", (client, writes) =>
           deleteAll(
-            pool,
+            client,
             writes.map((write) => write.id),
           ),
         );
@@ -228,7 +228,7 @@ interface Written<T> {
   deliveries: number;
 }
 
-async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<Written<CreateDecision>> {
+async function createAll(client: Queryable, plants: NewPlant[]): Promise<Written<CreateDecision>> {
   const decisions: Array<CreateDecision | undefined> = plants.map(() => undefined);
   let deliveries = 0;
   let pending = plants.map((plant, index) => ({ plant, index }));
@@ -237,7 +237,7 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cre
       throw new Error(`plant ${pending[0]!.plant.id} kept conflicting with rows deleted before they could be read`);
     }
     const settled = await createOnce(
-      pool,
+      client,
       pending.map(({ plant }) => plant),
     );
     deliveries += settled.deliveries;
@@ -250,9 +250,9 @@ async function createAll(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cre
 }
 
 /** One statement for the batch; undefined for a create whose conflicting row vanished meanwhile. */
-async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<CreateDecision | undefined>> {
+async function createOnce(client: Queryable, plants: NewPlant[]): Promise<Written<CreateDecision | undefined>> {
   const timestamp = new Date().toISOString();
-  const result = await pool.query<PlantRow & { created: boolean; deliveries: number }>(CREATE_BATCH_SQL, [
+  const result = await client.query<PlantRow & { created: boolean; deliveries: number }>(CREATE_BATCH_SQL, [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
     plants.map((plant) => plant.tag ?? null),
@@ -269,7 +269,7 @@ async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cr
   // unless they were deleted in the meantime.
   const unseen = [...new Set(plants.map((plant) => plant.id))].filter((id) => !inserted.has(id) && !existing.has(id));
   if (unseen.length > 0) {
-    const found = await pool.query<PlantRow>(FIND_MANY_SQL, [unseen.map(String)]);
+    const found = await client.query<PlantRow>(FIND_MANY_SQL, [unseen.map(String)]);
     for (const row of found.rows) existing.set(row.id, plantFromRow(row));
   }
 
@@ -288,28 +288,26 @@ async function createOnce(pool: pg.Pool, plants: NewPlant[]): Promise<Written<Cr
 }
 
 /** Deletes the batch, and writes the events of what it removed, in one transaction. */
-async function deleteAll(pool: pg.Pool, ids: bigint[]): Promise<Written<DeleteDecision>> {
-  return inTransaction(pool, async (client) => {
-    const timestamp = new Date().toISOString();
-    const result = await client.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
-    const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
-    let deliveries = 0;
-    if (removed.size > 0) {
-      const plants = [...removed.values()];
-      const events = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
-        plants.map(() => newEventId()),
-        plants.map((plant) => webhookEventBody("plant.deleted", plant, timestamp)),
-        "plant.deleted",
-      ]);
-      deliveries = events.rows[0]?.deliveries ?? 0;
-    }
-    // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
-    const decisions = ids.map((id): DeleteDecision => {
-      const plant = removed.get(id);
-      if (plant === undefined) return { kind: "not-found" };
-      removed.delete(id);
-      return { kind: "deleted", plant };
-    });
-    return { decisions, deliveries };
+async function deleteAll(client: Queryable, ids: bigint[]): Promise<Written<DeleteDecision>> {
+  const timestamp = new Date().toISOString();
+  const result = await client.query<PlantRow>(DELETE_BATCH_SQL, [ids.map(String)]);
+  const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
+  let deliveries = 0;
+  if (removed.size > 0) {
+    const plants = [...removed.values()];
+    const events = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
+      plants.map(() => newEventId()),
+      plants.map((plant) => webhookEventBody("plant.deleted", plant, timestamp)),
+      "plant.deleted",
+    ]);
+    deliveries = events.rows[0]?.deliveries ?? 0;
+  }
+  // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
+  const decisions = ids.map((id): DeleteDecision => {
+    const plant = removed.get(id);
+    if (plant === undefined) return { kind: "not-found" };
+    removed.delete(id);
+    return { kind: "deleted", plant };
   });
+  return { decisions, deliveries };
 }

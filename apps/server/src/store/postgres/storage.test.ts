@@ -68,14 +68,29 @@ describeWith(target, "PostgreSQL-specific behaviour", (url) => {
     expect(mangled.rows[0]?.t).toBe("Fe\uFFFDrn");
   });
 
-  it("runs every session with synchronous_commit=on, even when the connection string turns it off", async () => {
+  it("commits every write with synchronous_commit=on, even when the connection string turns it off", async () => {
     const schema = await freshSchema();
     const url = new URL(schema.url);
     url.searchParams.set("options", `${url.searchParams.get("options")} -c synchronous_commit=off`);
     const storage = await openPostgresStorage(url.toString(), options);
     cleanups.push(() => storage.close());
-    const settings = await Promise.all(Array.from({ length: 8 }, () => storage.sessionSetting("synchronous_commit")));
-    expect(settings).toEqual(Array(8).fill("on"));
+    // A trigger records the setting each write transaction really runs with.
+    const client = new pg.Client({ connectionString: schema.url });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await client.query(`
+      CREATE TABLE seen_settings (value text NOT NULL);
+      CREATE FUNCTION record_setting() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO seen_settings VALUES (current_setting('synchronous_commit')); RETURN NULL; END $$;
+      CREATE TRIGGER plants_setting AFTER INSERT OR DELETE ON plants FOR EACH STATEMENT EXECUTE FUNCTION record_setting();
+      CREATE TRIGGER tokens_setting AFTER INSERT OR UPDATE ON api_tokens FOR EACH STATEMENT EXECUTE FUNCTION record_setting();`);
+    await Promise.all(Array.from({ length: 8 }, (_, index) => storage.plants.create({ id: BigInt(index), name: "p" })));
+    await Promise.all(Array.from({ length: 8 }, (_, index) => storage.plants.delete(BigInt(index))));
+    const token = await storage.tokens.add(Buffer.alloc(32, 7), "t", ["plants:read"]);
+    await storage.tokens.revoke(token.id);
+    const seen = await client.query<{ value: string }>("SELECT value FROM seen_settings");
+    expect(seen.rows.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(seen.rows.map((row) => row.value))).toEqual(new Set(["on"]));
   });
 
   it("several instances starting at once apply each migration exactly once", async () => {

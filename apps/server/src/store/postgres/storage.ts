@@ -36,14 +36,6 @@ export class PostgresStorage implements Storage {
     }
   }
 
-  /** A setting as this storage's sessions see it (for tests and diagnostics). */
-  sessionSetting(name: string): Promise<string> {
-    return this.db.run("read setting", async (pool) => {
-      const result = await pool.query<{ value: string }>("SELECT current_setting($1) AS value", [name]);
-      return result.rows[0]?.value ?? "";
-    });
-  }
-
   /** Waits for queries in flight (each is its own committed transaction), then disconnects. */
   close(): Promise<void> {
     return this.db.close();
@@ -62,7 +54,8 @@ function createBatchSlotsFor(options: StorageOptions): number {
 /**
  * Opens the pool, checks the database answers, and applies pending migrations (serialized across
  * instances by an advisory lock). Fails with StorageUnavailableError when PostgreSQL cannot be
- * reached, with a message that names where it looked (never the password).
+ * reached, with a message that names where it looked (never the password), and with
+ * SchemaNewerError's message when a newer server migrated the database.
  */
 export async function openPostgresStorage(connectionString: string, options: StorageOptions): Promise<PostgresStorage> {
   const location = describePostgresLocation(connectionString);
@@ -79,9 +72,6 @@ export async function openPostgresStorage(connectionString: string, options: Sto
     throw new Error(`cannot prepare PostgreSQL at ${location}: ${describeDatabaseError(error)}`, { cause: error });
   }
   const storage = new PostgresStorage(pool, location, options);
-  options.logger.info(
-    { location, poolMax: options.poolMax, synchronousCommit: await storage.sessionSetting("synchronous_commit") },
-    "PostgreSQL storage ready",
-  );
+  options.logger.info({ location, poolMax: options.poolMax }, "PostgreSQL storage ready");
   return storage;
 }

@@ -2,7 +2,6 @@ import type { Scope } from "@plantstore/contract";
 import type { TokenChanges, TokenInfo, TokenRepository } from "../storage.js";
 import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
 import type { PostgresDatabase } from "./database.js";
-import { inTransaction } from "./transaction.js";
 
 interface TokenRow {
   id: number;
@@ -60,16 +59,16 @@ export class PostgresTokenRepository implements TokenRepository {
   }
 
   add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo> {
-    return this.db.run("add token", async (pool) => {
+    return this.db.write("add token", async (client) => {
       // The hash is unique: adding a token that is already known returns the existing entry
       // (revoked or not) instead of failing on the unique index.
-      const inserted = await pool.query<TokenRow>(
+      const inserted = await client.query<TokenRow>(
         `INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING RETURNING ${TOKEN_COLUMNS}`,
         [hash, label, scopesToColumn(scopes)],
       );
       const row =
         inserted.rows[0] ??
-        (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = $1`, [hash])).rows[0];
+        (await client.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = $1`, [hash])).rows[0];
       if (!row) throw new Error("token conflicted on insert but cannot be read back");
       return toTokenInfo(row);
     });
@@ -78,35 +77,34 @@ export class PostgresTokenRepository implements TokenRepository {
   addFirstRunToken(hash: Buffer, label: string): Promise<boolean> {
     // Claiming the state row locks it until COMMIT: an instance starting at the same moment waits,
     // then finds the store has held a token and adds none.
-    return this.db.run("add first token", (pool) =>
-      inTransaction(pool, async (client) => {
-        const claimed = await client.query(
-          "UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held RETURNING version",
-        );
-        if (claimed.rowCount !== 1) return false;
-        await client.query("INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3)", [
-          hash,
-          label,
-          ALL_SCOPES_COLUMN,
-        ]);
-        return true;
-      }),
-    );
+    return this.db.write("add first token", async (client) => {
+      const claimed = await client.query(
+        "UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held RETURNING version",
+      );
+      if (claimed.rowCount !== 1) return false;
+      await client.query("INSERT INTO api_tokens (hash, label, scopes) VALUES ($1, $2, $3)", [
+        hash,
+        label,
+        ALL_SCOPES_COLUMN,
+      ]);
+      return true;
+    });
   }
 
   markTokensHeld(): Promise<void> {
-    return this.db.run("mark tokens held", async (pool) => {
-      await pool.query("UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held");
+    return this.db.write("mark tokens held", async (client) => {
+      await client.query("UPDATE api_token_state SET tokens_held = true WHERE NOT tokens_held");
     });
   }
 
   revoke(id: number): Promise<boolean> {
     // Ids are int4 identities: anything else names no token (and must not become a range error).
     if (!Number.isInteger(id) || id < 1 || id > 2 ** 31 - 1) return Promise.resolve(false);
-    return this.db.run("revoke token", async (pool) => {
-      const result = await pool.query("UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [
-        id,
-      ]);
+    return this.db.write("revoke token", async (client) => {
+      const result = await client.query(
+        "UPDATE api_tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL",
+        [id],
+      );
       return result.rowCount === 1;
     });
   }

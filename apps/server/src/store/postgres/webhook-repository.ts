@@ -17,7 +17,7 @@ import {
 import type { PostgresDatabase } from "./database.js";
 import { NOW_MS } from "./group-commit.js";
 import { SCHEMA_LOCK_KEY, WEBHOOK_LOCK_CLASS } from "./migrations.js";
-import { inTransaction } from "./transaction.js";
+import type { Queryable } from "./transaction.js";
 
 const ENDPOINT_COLUMNS = "id, url, events, source, created_at, disabled_at, disabled_reason";
 
@@ -84,8 +84,8 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   }
 
   claimDue(claim: Storage.Claim): Promise<Storage.DueDelivery[]> {
-    return this.db.run("claim webhook deliveries", async (pool) => {
-      const result = await pool.query<ClaimedRow>(CLAIM_SQL, [
+    return this.db.write("claim webhook deliveries", async (client) => {
+      const result = await client.query<ClaimedRow>(CLAIM_SQL, [
         claim.busy.map(([endpoint]) => endpoint),
         claim.limit,
         claim.perEndpoint,
@@ -101,43 +101,42 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   settle(delivery: number, owner: string, result: Storage.AttemptResult): Promise<void> {
     const status = "status" in result ? (result.status ?? null) : null;
     const error = "error" in result ? (result.error ?? null) : null;
-    return this.db.run("settle webhook delivery", async (pool) => {
+    return this.db.write("settle webhook delivery", async (client) => {
       switch (result.kind) {
         case "delivered":
         case "failed":
-          await pool.query(
+          await client.query(
             `UPDATE webhook_deliveries SET state = $3, lease_until = NULL, lease_owner = NULL, last_status = $4,
                last_error = $5, finished_at = ${NOW_MS} WHERE ${MINE}`,
             [delivery, owner, result.kind, status, error],
           );
           return;
         case "retry":
-          await pool.query(
+          await client.query(
             `UPDATE webhook_deliveries SET next_attempt_at = ${NOW_MS} + $3, lease_until = NULL, lease_owner = NULL,
                last_status = $4, last_error = $5 WHERE ${MINE}`,
             [delivery, owner, Math.round(result.delayMs), status, error],
           );
           return;
-        case "endpoint-gone":
-          await inTransaction(pool, async (client) => {
-            const found = await client.query<{ endpoint: number }>(
-              `SELECT endpoint FROM webhook_deliveries WHERE ${MINE}`,
-              [delivery, owner],
-            );
-            const endpoint = found.rows[0]?.endpoint;
-            if (endpoint === undefined) return;
-            await client.query(
-              `UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`,
-              [endpoint, GONE_REASON],
-            );
-            await client.query(
-              `UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL, lease_owner = NULL,
-                 last_status = CASE WHEN id = $2 THEN $3 ELSE last_status END, last_error = $4, finished_at = ${NOW_MS}
-               WHERE endpoint = $1 AND state = 'pending'`,
-              [endpoint, delivery, status, GONE_REASON],
-            );
-          });
+        case "endpoint-gone": {
+          const found = await client.query<{ endpoint: number }>(
+            `SELECT endpoint FROM webhook_deliveries WHERE ${MINE}`,
+            [delivery, owner],
+          );
+          const endpoint = found.rows[0]?.endpoint;
+          if (endpoint === undefined) return;
+          await client.query(
+            `UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`,
+            [endpoint, GONE_REASON],
+          );
+          await client.query(
+            `UPDATE webhook_deliveries SET state = 'failed', lease_until = NULL, lease_owner = NULL,
+               last_status = CASE WHEN id = $2 THEN $3 ELSE last_status END, last_error = $4, finished_at = ${NOW_MS}
+             WHERE endpoint = $1 AND state = 'pending'`,
+            [endpoint, delivery, status, GONE_REASON],
+          );
           return;
+        }
       }
     });
   }
@@ -154,10 +153,10 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   }
 
   prune(before: number, limit: number): Promise<number> {
-    return this.db.run("prune webhook deliveries", async (pool) => {
+    return this.db.write("prune webhook deliveries", async (client) => {
       // Delivered deliveries of events old enough, oldest first: ids follow creation closely enough
       // for pruning (concurrent batches interleave). Rows another instance is pruning are skipped.
-      const result = await pool.query(
+      const result = await client.query(
         `DELETE FROM webhook_deliveries WHERE id IN (
            SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < $1
            ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
@@ -168,8 +167,8 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
   }
 
   addEndpoint(url: string, events: readonly WebhookEventType[], secret: string): Promise<Storage.WebhookEndpoint> {
-    return this.db.run("add webhook endpoint", async (pool) =>
-      endpointFromRow(await insertEndpoint(pool, url, events, secret, "admin")),
+    return this.db.write("add webhook endpoint", async (client) =>
+      endpointFromRow(await insertEndpoint(client, url, events, secret, "admin")),
     );
   }
 
@@ -182,62 +181,58 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
 
   removeEndpoint(endpoint: number): Promise<boolean> {
     if (!isInt4(endpoint)) return Promise.resolve(false);
-    return this.db.run("remove webhook endpoint", (pool) =>
-      inTransaction(pool, (client) => removeEndpoint(client, endpoint)),
-    );
+    return this.db.write("remove webhook endpoint", (client) => removeEndpoint(client, endpoint));
   }
 
   rotateSecret(endpoint: number, secret: string, overlapUntil: number): Promise<boolean> {
     if (!isInt4(endpoint)) return Promise.resolve(false);
-    return this.db.run("rotate webhook secret", (pool) => rotateSecret(pool, endpoint, secret, overlapUntil));
+    return this.db.write("rotate webhook secret", (client) => rotateSecret(client, endpoint, secret, overlapUntil));
   }
 
   syncConfigured(urls: readonly string[], secret: string, overlapUntil: number): Promise<Storage.ConfiguredChanges> {
     // Instances starting at once must not each add the configured endpoints: an advisory lock
     // makes the read-then-write one step across every instance on this schema.
-    return this.db.run("sync configured webhook endpoints", (pool) =>
-      inTransaction(pool, async (client) => {
-        await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [WEBHOOK_LOCK_CLASS]);
-        const rows = (
-          await client.query<ConfiguredRow>(
-            "SELECT id, url, secret, disabled_reason FROM webhook_endpoints WHERE source = 'config' ORDER BY id",
-          )
-        ).rows;
-        const plan = planConfigured(rows, urls, secret);
-        const named = ({ id, url }: { id: number; url: string }) => ({ id, url });
-        const disabled: Storage.ConfiguredChanges["disabled"] = [];
-        for (const row of plan.disable) {
-          await client.query(
-            `UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`,
-            [row.id, UNCONFIGURED_REASON],
-          );
-          const backlog = await client.query<{ pending: number; failed: number }>(
-            `SELECT (count(*) FILTER (WHERE state = 'pending'))::int AS pending,
+    return this.db.write("sync configured webhook endpoints", async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [WEBHOOK_LOCK_CLASS]);
+      const rows = (
+        await client.query<ConfiguredRow>(
+          "SELECT id, url, secret, disabled_reason FROM webhook_endpoints WHERE source = 'config' ORDER BY id",
+        )
+      ).rows;
+      const plan = planConfigured(rows, urls, secret);
+      const named = ({ id, url }: { id: number; url: string }) => ({ id, url });
+      const disabled: Storage.ConfiguredChanges["disabled"] = [];
+      for (const row of plan.disable) {
+        await client.query(`UPDATE webhook_endpoints SET disabled_at = ${NOW_MS}, disabled_reason = $2 WHERE id = $1`, [
+          row.id,
+          UNCONFIGURED_REASON,
+        ]);
+        const backlog = await client.query<{ pending: number; failed: number }>(
+          `SELECT (count(*) FILTER (WHERE state = 'pending'))::int AS pending,
                     (count(*) FILTER (WHERE state = 'failed'))::int AS failed
              FROM webhook_deliveries WHERE endpoint = $1`,
-            [row.id],
-          );
-          disabled.push({ ...named(row), ...backlog.rows[0]! });
-        }
-        for (const { id } of plan.resume) {
-          await client.query("UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1", [
-            id,
-          ]);
-        }
-        for (const { id } of plan.rotate) await rotateSecret(client, id, secret, overlapUntil);
-        const added: Storage.ConfiguredEndpoint[] = [];
-        for (const url of plan.add) {
-          added.push(named(await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config")));
-        }
-        return {
-          wasConfigured: rows.length > 0,
-          added,
-          resumed: plan.resume.map(named),
-          disabled,
-          rotated: plan.rotate.map(named),
-        };
-      }),
-    );
+          [row.id],
+        );
+        disabled.push({ ...named(row), ...backlog.rows[0]! });
+      }
+      for (const { id } of plan.resume) {
+        await client.query("UPDATE webhook_endpoints SET disabled_at = NULL, disabled_reason = NULL WHERE id = $1", [
+          id,
+        ]);
+      }
+      for (const { id } of plan.rotate) await rotateSecret(client, id, secret, overlapUntil);
+      const added: Storage.ConfiguredEndpoint[] = [];
+      for (const url of plan.add) {
+        added.push(named(await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config")));
+      }
+      return {
+        wasConfigured: rows.length > 0,
+        added,
+        resumed: plan.resume.map(named),
+        disabled,
+        rotated: plan.rotate.map(named),
+      };
+    });
   }
 
   listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<Storage.DeliveryInfo[]> {
@@ -249,8 +244,8 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
 
   redeliver(delivery: number): Promise<boolean> {
     if (!Number.isSafeInteger(delivery) || delivery < 1) return Promise.resolve(false);
-    return this.db.run("redeliver webhook", async (pool) => {
-      const result = await pool.query(
+    return this.db.write("redeliver webhook", async (client) => {
+      const result = await client.query(
         `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ${NOW_MS}, lease_until = NULL,
            lease_owner = NULL, last_status = NULL, last_error = NULL, finished_at = NULL
          WHERE id = $1 AND state <> 'pending'
@@ -266,8 +261,6 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
 function isInt4(id: number): boolean {
   return Number.isInteger(id) && id >= 1 && id <= 2 ** 31 - 1;
 }
-
-type Queryable = { query: PostgresDatabase["pool"]["query"] };
 
 async function insertEndpoint(
   client: Queryable,
