@@ -1,5 +1,7 @@
 import type pg from "pg";
 import type { Logger } from "pino";
+import { assertNotNewer } from "../schema-version.js";
+import { inTransaction, type Queryable } from "./transaction.js";
 
 interface Migration {
   version: number;
@@ -177,72 +179,52 @@ export const WEBHOOK_LOCK_CLASS = 0x504c4e56;
 export const SCHEMA_LOCK_KEY = "hashtext(coalesce(current_schema(), ''))";
 
 /**
- * Applies pending migrations while holding a session advisory lock, so that several instances
- * starting at once migrate exactly once: the first takes the lock and migrates, the others wait,
- * then find nothing left to do. The lock dies with the session if this process dies mid-way.
- * `through` stops at a version (tests build an older schema to upgrade from).
+ * Applies pending migrations, one transaction per migration: each takes a transaction-scoped
+ * advisory lock (released by its own COMMIT or ROLLBACK, and with its session if this process dies),
+ * reads what is applied, and applies the next one with its row in plantstore_migrations. Several
+ * instances starting at once migrate exactly once: one applies a step while the others wait on the
+ * lock, then find it done. No lock outlives its transaction, so this holds behind PgBouncer in
+ * transaction mode, where consecutive transactions may run on different server connections.
+ * A schema newer than this code stops the start (SchemaNewerError). `through` stops at a version
+ * (tests build an older schema to upgrade from).
  */
 export async function applyMigrations(
   pool: pg.Pool,
   logger: Logger,
   through = Number.POSITIVE_INFINITY,
 ): Promise<void> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    const schema = await client.query<{ schema: string | null }>("SELECT current_schema() AS schema");
-    if (!schema.rows[0]?.schema) {
-      throw new Error(
-        "PostgreSQL has no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=…)",
-      );
-    }
-    await client.query(`SELECT pg_advisory_lock($1, ${SCHEMA_LOCK_KEY})`, [MIGRATION_LOCK_CLASS]);
-    try {
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS plantstore_migrations (
-           version    integer PRIMARY KEY,
-           name       text NOT NULL,
-           applied_at timestamptz NOT NULL DEFAULT now()
-         )`,
-      );
-      const applied = await client.query<{ version: number }>("SELECT version FROM plantstore_migrations");
-      const done = new Set(applied.rows.map((row) => row.version));
-      const newest = Math.max(0, ...done);
-      const known = Math.max(...MIGRATIONS.map((migration) => migration.version));
-      if (newest > known) {
-        // A newer server migrated this database (a rolling upgrade): keep serving, say so.
-        logger.warn({ databaseVersion: newest, serverVersion: known }, "database schema is newer than this server");
-      }
-      for (const migration of MIGRATIONS) {
-        if (done.has(migration.version) || migration.version > through) continue;
-        await client.query("BEGIN");
-        try {
-          await client.query(migration.sql);
-          await client.query("INSERT INTO plantstore_migrations (version, name) VALUES ($1, $2)", [
-            migration.version,
-            migration.name,
-          ]);
-          await client.query("COMMIT");
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw error;
-        }
-        logger.info({ version: migration.version, name: migration.name }, "applied database migration");
-      }
-    } finally {
-      // If unlocking fails the session is suspect: the release below then discards it, which
-      // ends the session and with it the lock.
-      await client
-        .query(`SELECT pg_advisory_unlock($1, ${SCHEMA_LOCK_KEY})`, [MIGRATION_LOCK_CLASS])
-        .catch((error: unknown) => {
-          broken = error instanceof Error ? error : new Error(String(error));
-        });
-    }
-  } catch (error) {
-    broken ??= error instanceof Error ? error : new Error(String(error));
-    throw error;
-  } finally {
-    // A client whose session failed is discarded rather than returned to the pool.
-    client.release(broken);
+  for (;;) {
+    const applied = await inTransaction(pool, (client) => applyNextMigration(client, through));
+    if (applied === undefined) return;
+    logger.info({ version: applied.version, name: applied.name }, "applied database migration");
   }
+}
+
+/** The newest version this code knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/** Applies the first pending migration, under the lock; undefined when none is pending. */
+async function applyNextMigration(client: Queryable, through: number): Promise<Migration | undefined> {
+  const schema = await client.query<{ schema: string | null }>("SELECT current_schema() AS schema");
+  if (!schema.rows[0]?.schema) {
+    throw new Error(
+      "PostgreSQL has no schema to create tables in: the search_path names no existing schema (create it, or fix options=-c search_path=…)",
+    );
+  }
+  await client.query(`SELECT pg_advisory_xact_lock($1, ${SCHEMA_LOCK_KEY})`, [MIGRATION_LOCK_CLASS]);
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS plantstore_migrations (
+       version    integer PRIMARY KEY,
+       name       text NOT NULL,
+       applied_at timestamptz NOT NULL DEFAULT now()
+     )`,
+  );
+  const applied = await client.query<{ version: number }>("SELECT version FROM plantstore_migrations");
+  const done = new Set(applied.rows.map((row) => row.version));
+  assertNotNewer(Math.max(0, ...done), SCHEMA_VERSION);
+  const next = MIGRATIONS.find((migration) => !done.has(migration.version) && migration.version <= through);
+  if (next === undefined) return undefined;
+  await client.query(next.sql);
+  await client.query("INSERT INTO plantstore_migrations (version, name) VALUES ($1, $2)", [next.version, next.name]);
+  return next;
 }

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { assertNotNewer } from "../schema-version.js";
 
 /**
  * Versioned schema, applied in order at start. A migration is never edited once released;
@@ -190,9 +191,13 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
   },
 ];
 
+/** The newest version this code knows. */
+export const SCHEMA_VERSION = Math.max(...migrations.map((migration) => migration.version));
+
 /**
  * Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply
- * each once. `through` stops at a version (tests build an older schema to upgrade from).
+ * each once. A schema newer than this code stops the start (SchemaNewerError, as on PostgreSQL).
+ * `through` stops at a version (tests build an older schema to upgrade from).
  */
 export function applyMigrations(db: Database.Database, through = Number.POSITIVE_INFINITY): void {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
@@ -203,6 +208,7 @@ export function applyMigrations(db: Database.Database, through = Number.POSITIVE
         .all()
         .map((row) => (row as { version: number }).version),
     );
+    assertNotNewer(Math.max(0, ...applied), SCHEMA_VERSION);
     for (const migration of migrations) {
       if (applied.has(migration.version) || migration.version > through) continue;
       db.exec(migration.sql);
