@@ -123,6 +123,24 @@ describe("retries over a flaky network", () => {
     expect(error.isConflict()).toBe(true);
   });
 
+  it("after OUTCOME_UNKNOWN, the retry's replay may be its own create: the outcome is unknown", async () => {
+    const id = freshId();
+    const outcomeUnknown: ProxyFault = {
+      kind: "replace-answer",
+      status: 503,
+      headers: { "Content-Type": "application/json", "Retry-After": "0" },
+      body: JSON.stringify({ error: ErrorCode.OUTCOME_UNKNOWN, message: "storage failed while committing" }),
+    };
+    await withProxy([outcomeUnknown], async (url) => {
+      const result = await clientFor(url).createPlant({ id, name: "Fern" });
+      expect(result).toEqual({ plant: { name: "Fern" }, outcome: "unknown", attempts: 2 });
+    });
+    await withProxy([outcomeUnknown], async (url) => {
+      const error = await failureOf(clientFor(url, { retry: false }).createPlant({ id: freshId(), name: "Fern" }));
+      expect(error).toMatchObject({ codeName: "OUTCOME_UNKNOWN", mayHaveActed: true });
+    });
+  });
+
   it("honours Retry-After on 429, capped by maxRetryAfterMs", async () => {
     // The server asks for an hour; the cap makes it 300 ms. Only the lower bound is asserted (a
     // timer never fires early); were the cap ignored, the test would run into its own time limit.

@@ -42,7 +42,8 @@ export interface CallOptions {
  * - `created`: this call stored the plant;
  * - `replayed`: the identical plant was already stored before this call;
  * - `unknown`: the server did not say (no `Plant-Store-Outcome` header), or an earlier attempt of
- *   this same call may have reached the server, so its replay may be of this call's own create.
+ *   this same call may have reached the server (its answer was lost, or was 503 OUTCOME_UNKNOWN),
+ *   so its replay may be of this call's own create.
  */
 export type CreateOutcome = "created" | "replayed" | "unknown";
 
@@ -88,8 +89,9 @@ export interface PlantsOptions extends CallOptions {
 /**
  * What a delete that succeeded did:
  * - `deleted`: an attempt of this call deleted the plant (204);
- * - `unknown`: the plant is gone, but an earlier attempt of this call may have deleted it and
- *   lost its answer, and the retry found no plant (404): this call or someone else deleted it.
+ * - `unknown`: the plant is gone, but an earlier attempt of this call may have deleted it (its
+ *   answer was lost, or was 503 OUTCOME_UNKNOWN), and the retry found no plant (404): this call or
+ *   someone else deleted it.
  */
 export type DeleteOutcome = "deleted" | "unknown";
 
@@ -206,6 +208,8 @@ export function createClientWith(
     ends: (status: number) => boolean,
     signal: AbortSignal | undefined,
   ): Promise<Exchange<A>> {
+    // Reads change nothing: only a write's failure can hide a change.
+    const mayChange = what !== "read" && what !== "list";
     let earlierAttemptMayHaveActed = false;
     for (let attemptNumber = 1; ; attemptNumber++) {
       if (signal?.aborted) {
@@ -214,15 +218,20 @@ export function createClientWith(
           message: `the ${what} was cancelled`,
           attempts: attemptNumber - 1,
           cause: signal.reason,
+          mayHaveActed: mayChange && earlierAttemptMayHaveActed,
         });
       }
       const result = await attempt(what, send, ends, signal).catch((error: unknown) => {
-        throw error instanceof PlantStoreError ? error.withAttempts(attemptNumber) : error;
+        // Cancelled while the request was out: it may have reached the server.
+        throw error instanceof PlantStoreError ? error.withAttempts(attemptNumber, mayChange) : error;
       });
       if (result.ok) return { answer: result.answer, attempts: attemptNumber, earlierAttemptMayHaveActed };
       const { error } = result;
-      if (!error.isTransient() || attemptNumber > retry.retries) throw error.withAttempts(attemptNumber);
-      if (mayHaveActed(error)) earlierAttemptMayHaveActed = true;
+      if (error.isTransient() && mayHaveActed(error)) earlierAttemptMayHaveActed = true;
+      if (!error.isTransient() || attemptNumber > retry.retries) {
+        // The call fails, yet an attempt may have done what was asked: the error says so.
+        throw error.withAttempts(attemptNumber, mayChange && earlierAttemptMayHaveActed);
+      }
       try {
         await sleep(retryDelayMs(attemptNumber - 1, result.retryAfterMs, retry), signal);
       } catch (reason) {
@@ -231,6 +240,7 @@ export function createClientWith(
           message: `the ${what} was cancelled`,
           attempts: attemptNumber,
           cause: reason,
+          mayHaveActed: mayChange && earlierAttemptMayHaveActed,
         });
       }
     }
@@ -337,10 +347,12 @@ type AttemptResult<A extends Answer> =
 
 /**
  * Whether a failed attempt may have reached the server and been acted on. A 429 or a 503 is the
- * server (or a proxy) refusing the request unserved; anything else transient (a network error, a
- * timeout, 408, 502, 504) may have been served with its answer lost on the way back.
+ * server (or a proxy) refusing the request unserved, except the server's 503 OUTCOME_UNKNOWN: its
+ * storage failed while committing, so the write may have happened. Anything else transient (a
+ * network error, a timeout, 408, 502, 504) may have been served with its answer lost on the way back.
  */
 function mayHaveActed(error: PlantStoreError): boolean {
+  if (error.codeName === "OUTCOME_UNKNOWN") return true;
   return error.status !== 429 && error.status !== 503;
 }
 

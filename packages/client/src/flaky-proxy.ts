@@ -10,7 +10,10 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
  *   the server acted and the client waits until its attempt times out;
  * - `stall`: accepts the request and never answers (the server never sees it);
  * - `respond`: answers with this status, headers and body itself (an answer the real server
- *   would not give, such as a 200 that breaks the contract) and closes.
+ *   would not give, such as a 200 that breaks the contract) and closes;
+ * - `replace-answer`: forwards the request, and when the server has answered, answers this status,
+ *   headers and body instead and closes: the server acted, and the client hears something else (a
+ *   503 OUTCOME_UNKNOWN, as the server sends when its storage failed during the commit).
  * Connections beyond the script are forwarded untouched.
  */
 export type ProxyFault =
@@ -19,7 +22,7 @@ export type ProxyFault =
   | { kind: "lose-answer" }
   | { kind: "stall-answer" }
   | { kind: "stall" }
-  | { kind: "respond"; status: number; headers?: Record<string, string>; body?: string };
+  | { kind: "respond" | "replace-answer"; status: number; headers?: Record<string, string>; body?: string };
 
 export interface FlakyProxy {
   url: string;
@@ -77,15 +80,10 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
         forward(client, target, "swallow");
         break;
       case "respond":
-        client.once("data", () => {
-          const body = Buffer.from(fault.body ?? "");
-          const headers = Object.entries({ ...fault.headers, "Content-Length": String(body.length) })
-            .map(([name, value]) => `${name}: ${value}\r\n`)
-            .join("");
-          client.end(
-            Buffer.concat([Buffer.from(`HTTP/1.1 ${fault.status} X\r\n${headers}Connection: close\r\n\r\n`), body]),
-          );
-        });
+        client.once("data", () => client.end(rawAnswer(fault)));
+        break;
+      case "replace-answer":
+        forward(client, target, () => client.end(rawAnswer(fault)));
         break;
       case "stall":
         client.resume();
@@ -95,8 +93,11 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
-  /** `lose`: close the client connection when the answer comes; `swallow`: drop the answer, keep it open. */
-  function forward(client: Socket, to: URL, answer: "forward" | "lose" | "swallow"): void {
+  /**
+   * `lose`: close the client connection when the answer comes; `swallow`: drop the answer, keep it
+   * open; a function: drop the answer and call it when the answer comes.
+   */
+  function forward(client: Socket, to: URL, answer: "forward" | "lose" | "swallow" | (() => void)): void {
     const upstream = connect(Number(to.port), to.hostname);
     sockets.add(upstream);
     upstream.on("close", () => sockets.delete(upstream));
@@ -105,6 +106,7 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
     upstream.on("close", () => client.destroy());
     client.pipe(upstream);
     if (answer === "lose") upstream.once("data", () => client.destroy());
+    else if (typeof answer === "function") upstream.once("data", answer).resume();
     else if (answer === "swallow") upstream.resume();
     else upstream.pipe(client);
   }
@@ -120,4 +122,13 @@ export async function startFlakyProxy(targetUrl: string, faults: ProxyFault[]): 
         server.close(() => resolve());
       }),
   };
+}
+
+/** An HTTP/1.1 answer with this status, headers and body, closing the connection. */
+function rawAnswer(fault: { status: number; headers?: Record<string, string>; body?: string }): Buffer {
+  const body = Buffer.from(fault.body ?? "");
+  const headers = Object.entries({ ...fault.headers, "Content-Length": String(body.length) })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  return Buffer.concat([Buffer.from(`HTTP/1.1 ${fault.status} X\r\n${headers}Connection: close\r\n\r\n`), body]);
 }

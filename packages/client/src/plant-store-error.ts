@@ -23,6 +23,7 @@ export interface PlantStoreErrorInit {
   retryAfterMs?: number | undefined;
   attempts?: number;
   cause?: unknown;
+  mayHaveActed?: boolean;
 }
 
 const codeNames: ReadonlyMap<number, ErrorCodeName> = new Map(errorCatalogue.map(({ code, name }) => [code, name]));
@@ -46,6 +47,13 @@ export class PlantStoreError extends Error {
   readonly retryAfterMs: number | undefined;
   /** How many requests were made before giving up (0 when refused before sending). */
   readonly attempts: number;
+  /**
+   * True when the call failed, yet an attempt of this write may have been carried out: its answer
+   * was lost (a network error, a timeout, 408, 502, 504), or the server said 503 OUTCOME_UNKNOWN
+   * (its storage failed while committing). The plant may or may not have been created or deleted:
+   * read it to know, or repeat the call (every call is safe to repeat). Always false for reads.
+   */
+  readonly mayHaveActed: boolean;
 
   constructor(init: PlantStoreErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -56,6 +64,7 @@ export class PlantStoreError extends Error {
     this.detail = init.detail;
     this.retryAfterMs = init.retryAfterMs;
     this.attempts = init.attempts ?? 0;
+    this.mayHaveActed = init.mayHaveActed ?? false;
   }
 
   /** The id exists with a different name or tag (409); the stored plant is unchanged. */
@@ -87,17 +96,24 @@ export class PlantStoreError extends Error {
     );
   }
 
-  /** Copy with the final attempt count (attempts are known only once the retry loop ends). */
-  withAttempts(attempts: number): PlantStoreError {
+  /**
+   * Copy with the final attempt count, and whether an attempt may have acted (both are known only
+   * once the retry loop ends); the message then says that the outcome is unknown.
+   */
+  withAttempts(attempts: number, mayHaveActed = this.mayHaveActed): PlantStoreError {
+    const unknownOutcome = mayHaveActed && !this.mayHaveActed;
     return new PlantStoreError({
       kind: this.kind,
-      message: this.message,
+      message: unknownOutcome
+        ? `${this.message} (an attempt may have been carried out: outcome unknown)`
+        : this.message,
       status: this.status,
       code: this.code,
       detail: this.detail,
       retryAfterMs: this.retryAfterMs,
       attempts,
       cause: this.cause,
+      mayHaveActed,
     });
   }
 }

@@ -5,6 +5,13 @@ import type { FlakyProxy, ProxyFault } from "./testing.js";
 
 const context = useTestServer();
 const client = () => clientFor(context.server.url);
+/** The server acts on the request, and the client hears 503 OUTCOME_UNKNOWN instead of its answer. */
+const outcomeUnknown = (): ProxyFault => ({
+  kind: "replace-answer",
+  status: 503,
+  headers: { "Content-Type": "application/json", "Retry-After": "0" },
+  body: JSON.stringify({ error: ErrorCode.OUTCOME_UNKNOWN, message: "storage failed while committing" }),
+});
 const withProxy = <T>(faults: ProxyFault[], run: (url: string, proxy: FlakyProxy) => Promise<T>) =>
   withProxyTo(context.server.url, faults, run);
 
@@ -159,6 +166,31 @@ describe("deletePlant", () => {
     });
     expect(await context.server.storage.plants.find(id)).toBeUndefined();
   }, 60_000);
+
+  it("succeeds with outcome unknown when the server said OUTCOME_UNKNOWN for the attempt that deleted the plant", async () => {
+    const id = freshId();
+    await client().createPlant({ id, name: "Commit lost" });
+    // The server deletes the plant, then answers 503 OUTCOME_UNKNOWN (as when its storage connection
+    // is lost during the commit): a 503 that may have acted, unlike every other 503.
+    await withProxy([outcomeUnknown()], async (url) => {
+      expect(await clientFor(url).deletePlant(id)).toEqual({ outcome: "unknown", attempts: 2 });
+    });
+    expect(await context.server.storage.plants.find(id)).toBeUndefined();
+  });
+
+  it("says the delete may have been carried out when it gives up after OUTCOME_UNKNOWN", async () => {
+    const id = freshId();
+    await client().createPlant({ id, name: "Given up" });
+    await withProxy([outcomeUnknown()], async (url) => {
+      const error = await failureOf(clientFor(url, { retry: false }).deletePlant(id));
+      expect(error).toMatchObject({ status: 503, codeName: "OUTCOME_UNKNOWN", mayHaveActed: true, attempts: 1 });
+      expect(error.message).toMatch(/outcome unknown/);
+    });
+    await withProxy([{ kind: "status-503", retryAfter: "0" }], async (url) => {
+      const error = await failureOf(clientFor(url, { retry: false }).deletePlant(id));
+      expect(error).toMatchObject({ status: 503, mayHaveActed: false });
+    });
+  });
 
   it("reports deleted when an earlier attempt never reached the plant and a later one deletes it", async () => {
     const id = freshId();
