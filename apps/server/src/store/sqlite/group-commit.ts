@@ -2,7 +2,13 @@ import { Worker } from "node:worker_threads";
 import type { NewPlant } from "@plantstore/contract";
 import type { Database } from "better-sqlite3";
 import { decideExisting, plantFromRow } from "../plant-row.js";
-import { StorageUnavailableError, type BatchObserver, type CreateDecision, type DeleteDecision } from "../storage.js";
+import {
+  OutcomeUnknownError,
+  StorageUnavailableError,
+  type BatchObserver,
+  type CreateDecision,
+  type DeleteDecision,
+} from "../storage.js";
 import {
   BatchTransaction,
   decodeOutcome,
@@ -192,7 +198,8 @@ export class ThreadBatchWriter implements BatchWriter {
       if (this.worker === worker) this.worker = undefined;
       const waiting = this.waiting;
       this.waiting = undefined;
-      waiting?.reject(new StorageUnavailableError(`SQLite writer stopped: ${error.message}`, { cause: error }));
+      // The thread had the batch: it may have committed it before it stopped.
+      waiting?.reject(new OutcomeUnknownError(`SQLite writer stopped: ${error.message}`, { cause: error }));
     };
     worker.on("error", fail);
     worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
