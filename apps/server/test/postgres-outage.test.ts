@@ -1,9 +1,10 @@
+import { ErrorCode } from "@plantstore/contract";
 import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { TcpProxy } from "../src/test-support/tcp-proxy.js";
 import { createTestSchema, postgresTestTarget, type TestSchema } from "../src/test-support/test-database.js";
 import { MixedLoad } from "../src/test-support/mixed-load.js";
-import { spawnServer, type ServerProcess } from "../src/test-support/test-server.js";
+import { spawnServer, TOKEN, type ServerProcess } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
 
 /**
@@ -76,5 +77,31 @@ describeWith(target, "PostgreSQL outage under load", (url) => {
         `${load.count((a) => a.code === 50301)} × 503 STORAGE_UNAVAILABLE, ${load.count((a) => a.code === 50302)} × 503 OUTCOME_UNKNOWN; ` +
         `checked in storage: ${JSON.stringify(tally)}`,
     );
+  });
+
+  it("answers 503 OUTCOME_UNKNOWN when the connection is lost during COMMIT: the write may have happened", async () => {
+    const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+    const create = (id: number) =>
+      fetch(`${server.url}/plants`, { method: "POST", headers, body: JSON.stringify({ id, name: `plant ${id}` }) });
+    expect((await create(900_001)).status).toBe(200);
+
+    // The delete's COMMIT reaches PostgreSQL, and its answer never comes back.
+    proxy.cutAfter("COMMIT");
+    const deleted = await fetch(`${server.url}/plants/900001`, { method: "DELETE", headers });
+    expect(deleted.status).toBe(503);
+    expect(await deleted.json()).toMatchObject({ error: ErrorCode.OUTCOME_UNKNOWN });
+    expect(Number(deleted.headers.get("retry-after"))).toBeGreaterThan(0);
+    // It did commit here: a client that took the 503 for "not done" would now be told 404 by its retry.
+    expect((await fetch(`${server.url}/plants/900001`, { method: "DELETE", headers })).status).toBe(404);
+
+    proxy.cutAfter("COMMIT");
+    const created = await create(900_002);
+    expect(created.status).toBe(503);
+    expect(await created.json()).toMatchObject({ error: ErrorCode.OUTCOME_UNKNOWN });
+    // The create's retry is a replay of its own create.
+    const retried = await create(900_002);
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("plant-store-outcome")).toBe("replayed");
+    expect(server.child.exitCode, server.output()).toBeNull();
   });
 });

@@ -10,6 +10,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private cutAfterMarker: Buffer | undefined;
   port = 0;
 
   constructor(
@@ -29,6 +30,15 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * Arms a one-shot fault: the next time the server sends bytes containing `marker` (e.g. a COMMIT),
+   * they reach PostgreSQL, and that connection is then ended before any answer gets back. The
+   * database acts on them; the server never learns how it went.
+   */
+  cutAfter(marker: string): void {
+    this.cutAfterMarker = Buffer.from(marker);
   }
 
   async restore(): Promise<void> {
@@ -55,16 +65,31 @@ export class TcpProxy {
 
   private relay(client: Socket): void {
     const upstream = connect(this.targetPort, this.targetHost);
+    // Set when cutAfter fired here: the bytes still go out, and PostgreSQL closes its side.
+    let lettingUpstreamFinish = false;
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
       socket.on("error", () => undefined);
       socket.on("close", () => {
         this.sockets.delete(socket);
         client.destroy();
-        upstream.destroy();
+        if (!lettingUpstreamFinish || socket === upstream) upstream.destroy();
       });
     }
-    client.pipe(upstream);
+    client.on("data", (chunk: Buffer) => {
+      const marker = this.cutAfterMarker;
+      if (marker !== undefined && chunk.includes(marker)) {
+        this.cutAfterMarker = undefined;
+        lettingUpstreamFinish = true;
+        upstream.unpipe(client);
+        upstream.resume();
+        upstream.end(chunk);
+        client.destroy();
+        return;
+      }
+      if (!upstream.write(chunk)) client.pause();
+    });
+    upstream.on("drain", () => client.resume());
     upstream.pipe(client);
   }
 }
