@@ -1,21 +1,11 @@
 import { mkdirSync } from "node:fs";
-import { availability, describeWith, findOnPath, isExecutable } from "@plantstore/vitest-config/optional";
+import { chromiumArgs, chromiumTool } from "@plantstore/vitest-config/chromium";
+import { describeWith } from "@plantstore/vitest-config/optional";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
 
-/** The browser PLANTSTORE_CHROMIUM names, else `chromium` on PATH (Debian's: `apt-get install chromium`). */
-const named = process.env.PLANTSTORE_CHROMIUM;
-const chromiumPath = named ?? findOnPath("chromium");
-const browserTool = availability(
-  "Chromium",
-  chromiumPath !== undefined && isExecutable(chromiumPath)
-    ? { found: chromiumPath }
-    : {
-        missing: named === undefined ? "Chromium not found" : `PLANTSTORE_CHROMIUM=${named} is not an executable`,
-        hint: "install it with `apt-get install chromium`",
-      },
-);
+const browserTool = chromiumTool();
 
 /** Kept as a build artifact (git-ignored): what the page looked like in the last run. */
 const SCREENSHOT = new URL("../test-results/docs-page.png", import.meta.url);
@@ -29,11 +19,7 @@ describeWith(browserTool, "GET /docs in headless Chromium", (executablePath) => 
 
   beforeAll(async () => {
     server = await startTestServer({});
-    browser = await chromium.launch({
-      executablePath,
-      // As root (CI containers), Chromium's sandbox cannot start.
-      args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
-    });
+    browser = await chromium.launch({ executablePath, args: chromiumArgs() });
     page = await browser.newPage();
     page.on("console", (message) => {
       if (message.type() === "error") problems.push(`console: ${message.text()}`);
