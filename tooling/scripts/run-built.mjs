@@ -5,7 +5,7 @@
 // nothing printed, when it is already built), then runs the built program in this same process, so
 // that its arguments, standard input and output, signals and exit code are the program's own.
 //
-//   node tooling/scripts/run-built.mjs <workspace package> <built entry, from the root> [arguments…]
+//   node tooling/scripts/run-built.mjs <workspace package>[,<package>…] <built entry, from the root> [arguments…]
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -44,7 +44,9 @@ if (!installed()) {
 }
 
 const turbo = join(root, "node_modules", ".bin", process.platform === "win32" ? "turbo.cmd" : "turbo");
-const build = spawnSync(turbo, ["run", "build", `--filter=${workspacePackage}`, "--output-logs=errors-only"], {
+// `<package>,<package>`: build several (npm start builds the server and the web app it serves).
+const filters = workspacePackage.split(",").map((name) => `--filter=${name}`);
+const build = spawnSync(turbo, ["run", "build", ...filters, "--output-logs=errors-only"], {
   cwd: root,
   stdio: ["ignore", "pipe", "pipe"],
   encoding: "utf8",

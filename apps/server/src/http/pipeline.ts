@@ -22,6 +22,7 @@ import { docsRoutes } from "./routes/docs.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { probeRoutes } from "./routes/probes.js";
+import { webRoutes } from "./routes/web.js";
 import { contractOperations, Routes, type Operation } from "./routing.js";
 import { validationRefusal } from "./validation.js";
 
@@ -92,6 +93,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     ...probeRoutes(deps),
     ...openApiRoutes(),
     ...docsRoutes(),
+    ...webRoutes(),
     metricsRoute(deps.metrics),
   ]);
 

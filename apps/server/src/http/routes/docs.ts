@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import type { ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ErrorCode } from "@plantstore/contract";
-import { ApiError, send, sendError } from "../answer.js";
+import { ApiError, sendError } from "../answer.js";
+import { sendDocument } from "./page.js";
 import { publicRoute, type Operation } from "../routing.js";
 
 /**
@@ -12,20 +12,8 @@ import { publicRoute, type Operation } from "../routing.js";
  * served from here, so the page works offline and under a strict Content-Security-Policy: scripts,
  * styles and requests from this origin only, no inline code, no `eval`. "Try it out" sends requests
  * to the same server (the document's server is `/`), with the token pasted under "Authorize".
+ * The headers every page gets are in page.ts.
  */
-
-/** No origin but this one, for anything; images may also be `data:` URLs (Swagger UI's icons). */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
 
 const swaggerUiDirectory = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 const { version: swaggerUiVersion } = JSON.parse(readFileSync(join(swaggerUiDirectory, "package.json"), "utf8")) as {
@@ -84,28 +72,6 @@ function asset(name: string): Buffer {
     cache.set(name, body);
   }
   return body;
-}
-
-function sendDocument(res: ServerResponse, type: string, body: string | Buffer, cacheControl = "no-cache"): void {
-  send(
-    res,
-    200,
-    [
-      "Content-Type",
-      type,
-      "Content-Length",
-      String(Buffer.byteLength(body)),
-      "Cache-Control",
-      cacheControl,
-      "Content-Security-Policy",
-      CONTENT_SECURITY_POLICY,
-      "Referrer-Policy",
-      "no-referrer",
-      "X-Frame-Options",
-      "DENY",
-    ],
-    body,
-  );
 }
 
 export function docsRoutes(): Operation[] {
