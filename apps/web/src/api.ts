@@ -1,0 +1,56 @@
+import { createPlantStoreClient, PlantStoreError, type PlantStoreClient, type StoredPlant } from "@plantstore/client";
+import { NewPlant, type NewPlantInput } from "@plantstore/contract";
+
+/** Where the token lives while the tab is open: never localStorage, never a URL. */
+const TOKEN_KEY = "plantstore-token";
+
+export const savedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
+export const saveToken = (token: string): void => sessionStorage.setItem(TOKEN_KEY, token);
+export const forgetToken = (): void => sessionStorage.removeItem(TOKEN_KEY);
+
+/** Plants per page of the table. */
+export const PAGE_SIZE = 50;
+
+/**
+ * The typed client for the server that served this page. No retries: a person is waiting, so a
+ * refusal (429 with its wait, 503) is shown at once, and they decide when to try again.
+ */
+export function clientFor(token: string): PlantStoreClient {
+  return createPlantStoreClient({ baseUrl: window.location.origin, token, retry: false });
+}
+
+/** What a person is told when a call fails: the server's own message, and the wait it asked for. */
+export function describeFailure(error: unknown): string {
+  if (!(error instanceof PlantStoreError)) return error instanceof Error ? error.message : String(error);
+  const message = error.detail ?? error.message;
+  if (error.retryAfterMs === undefined) return message;
+  const seconds = Math.ceil(error.retryAfterMs / 1000);
+  return `${message} (try again in ${seconds} second${seconds === 1 ? "" : "s"})`;
+}
+
+export interface PlantForm {
+  id: string;
+  name: string;
+  tag: string;
+}
+
+/**
+ * The add form's fields as the contract's NewPlant, checked with the contract's own schema before
+ * anything is sent. The id is read digit for digit as a bigint (never through a number).
+ */
+export function newPlantFrom(
+  form: PlantForm,
+): { ok: true; plant: NewPlantInput & { id: bigint } } | { ok: false; reason: string } {
+  const idText = form.id.trim();
+  if (!/^-?\d+$/.test(idText)) return { ok: false, reason: "Id: must be a whole number" };
+  const candidate = { id: BigInt(idText), name: form.name, ...(form.tag === "" ? {} : { tag: form.tag }) };
+  const checked = NewPlant.safeParse(candidate);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field = String(issue.path[0] ?? "plant");
+    return { ok: false, reason: `${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}` };
+  }
+  return { ok: true, plant: candidate };
+}
+
+export type { StoredPlant };
