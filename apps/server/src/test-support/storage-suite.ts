@@ -328,8 +328,8 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         expect(due[0]!.body).toContain('"id":9007199254740993,');
       });
 
-      // On SQLite a commit writes its events to the outbox, and deliveries are made from it later:
-      // a listing (the admin command, perhaps while no server runs) must show them all the same.
+      // A commit writes its events' deliveries: a listing (the admin command, perhaps while no server
+      // runs) shows them, and they are due, before any claim.
       it("lists a committed event's deliveries, and says they are due, before any claim", async () => {
         const storage = await open();
         const [first, second] = [
@@ -452,7 +452,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
           const result = delivery.endpoint === endpointA ? "failed" : "delivered";
           await storage.webhooks.settle(delivery.delivery, "x", { kind: result, status: 500 });
         }
-        await storage.plants.delete(1n); // not claimed yet: on SQLite still in the outbox
+        await storage.plants.delete(1n); // not claimed yet
 
         const left = await storage.webhooks.syncConfigured([b], secret, later);
         expect(left).toEqual({

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import type { Database } from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { BatchTransaction, type WriteOp } from "./batch-transaction.js";
-import type { Claim } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { applyMigrations } from "./migrations.js";
 
@@ -45,11 +44,6 @@ async function batchWithEndpoints(count: number): Promise<{ db: Database; batch:
   return { db, batch };
 }
 
-/** Expands the whole outbox into deliveries (as a claim or a listing does). */
-function expandOutbox(batch: BatchTransaction): void {
-  batch.run([{ kind: "webhook", write: { kind: "expand-outbox", events: 1_000 } }]);
-}
-
 describe("a batch whose change fails", () => {
   const ops: WriteOp[] = [
     { kind: "create", id: 1n, name: "Fern", tag: null },
@@ -69,9 +63,6 @@ describe("a batch whose change fails", () => {
     expect(outcome.results.map((result) => result.kind)).toEqual(["create", "failed", "create", "delete"]);
     expect(outcome.deliveries).toBe(3);
     expect(db.prepare("SELECT id FROM plants ORDER BY id").pluck().all()).toEqual([3]);
-    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(1); // the batch's events: one row
-    expandOutbox(batch);
-    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
     const bodies = db.prepare("SELECT type, body FROM webhook_deliveries ORDER BY id").all() as Array<{
       type: string;
       body: string;
@@ -83,11 +74,11 @@ describe("a batch whose change fails", () => {
     ]);
   });
 
-  // The events are one row written just before the commit: when it cannot be written, no change of
-  // the batch may stay without its event.
+  // A change has no savepoint of its own: when its event cannot be written, the batch fails whole,
+  // and no change of it stays without its event.
   it("fails with its batch-mates when their events cannot be written", async () => {
     const { db, batch } = await batchWithEndpoints(1);
-    refuse(db, "webhook_outbox", "1");
+    refuse(db, "webhook_deliveries", "NEW.body LIKE '%Moss%'");
 
     const outcome = batch.run(ops);
 
@@ -125,7 +116,6 @@ describe("a batch's events", () => {
 
     expect(outcome.results.map((result) => result.kind)).toEqual(["create", "webhook", "create", "webhook", "create"]);
     expect(outcome.deliveries).toBe(5); // recorded: two for plant 1 (one went with its endpoint), one, two
-    expandOutbox(batch);
     expect(deliveries(db)).toEqual([
       { endpoint: 1, state: "pending", plant: 1 },
       { endpoint: 1, state: "pending", plant: 2 },
@@ -160,7 +150,6 @@ describe("a batch's events", () => {
     const outcome = batch.run([create(2), gone, create(3)]);
 
     expect(outcome.deliveries).toBe(3);
-    expandOutbox(batch);
     expect(deliveries(db)).toEqual([
       { endpoint: 1, state: "pending", plant: 1 },
       { endpoint: 2, state: "failed", plant: 1 },
@@ -168,34 +157,6 @@ describe("a batch's events", () => {
       { endpoint: 2, state: "failed", plant: 2 }, // recorded before the 410, failed with the endpoint
       { endpoint: 1, state: "pending", plant: 3 },
     ]);
-  });
-});
-
-describe("a claim", () => {
-  // The outbox is expanded oldest first. Events for an endpoint with no free slot must not keep a
-  // claim from reaching the events behind them, for endpoints that have room.
-  it("expands the outbox past events it cannot claim now", async () => {
-    const { db, batch } = await freshBatch();
-    for (const type of ["plant.created", "plant.deleted"] as const) {
-      batch.run([
-        { kind: "webhook", write: { kind: "add-endpoint", url: `http://127.0.0.1:9/${type}`, events: [type], secret } },
-      ]);
-    }
-    batch.run([1, 2, 3].map((id): WriteOp => ({ kind: "create", id: BigInt(id), name: `Plant ${id}`, tag: null })));
-    batch.run([{ kind: "delete", id: 2n }]);
-    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(2);
-
-    // Endpoint 1 (creates) has its one slot busy; endpoint 2 (deletes) has room.
-    const claim: Claim = { owner: "me", limit: 1, perEndpoint: 1, leaseMs: 60_000, busy: [[1, 1]], holding: [] };
-    const claimed = batch.run([{ kind: "webhook", write: { kind: "claim", claim } }]).results[0] as {
-      kind: "webhook";
-      value: Array<{ endpoint: number; type: string }>;
-    };
-
-    expect(claimed.value.map(({ endpoint, type }) => ({ endpoint, type }))).toEqual([
-      { endpoint: 2, type: "plant.deleted" },
-    ]);
-    expect(db.prepare("SELECT count(*) FROM webhook_outbox").pluck().get()).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import { mapSqliteError } from "./errors.js";
-import { WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
+import { EventNotWritten, WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
 /** A plant's stored name and tag (an absent tag is null), as a result carries it back. */
 export interface PlantFields {
@@ -37,7 +37,7 @@ export type ResultOf<Kind extends WriteOp["kind"]> = Extract<WriteResult, { kind
  * means that an attempt is made again, which at-least-once delivery allows; so a batch of nothing
  * else is committed without waiting for its fsync (see BatchTransaction.run).
  */
-const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune", "expand-outbox"]);
+const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune"]);
 
 function isBookkeeping(op: WriteOp): boolean {
   return op.kind === "webhook" && BOOKKEEPING.has(op.write.kind);
@@ -45,7 +45,7 @@ function isBookkeeping(op: WriteOp): boolean {
 
 export interface BatchOutcome {
   results: WriteResult[];
-  /** Webhook deliveries the batch's plant changes made (their events are in the same commit, in its outbox row). */
+  /** Webhook deliveries the batch's plant changes wrote (in the same commit). */
   deliveries: number;
 }
 
@@ -53,10 +53,11 @@ export interface BatchOutcome {
  * Writes a batch in one transaction with one commit (group commit), in arrival order. A create is
  * `INSERT … ON CONFLICT (id) DO NOTHING`, and a row that was not inserted is read back in the same
  * transaction, so replay/conflict is decided by the database; a delete returns the row it removed.
- * The events of the plant changes that endpoints subscribe to are written in the same transaction,
- * as the batch's outbox row just before the commit: each change and its event, both or neither. A
- * write that fails is reported alone (a change is one statement, and its event is recorded only once
- * it succeeded); its batch-mates still commit. Runs wherever the connection lives (the writer thread).
+ * The event of a plant change that endpoints subscribe to is written in the same transaction, one
+ * delivery row per endpoint: each change and its event, both or neither. A write that fails is
+ * reported alone (a change is one statement, and its event is written only once it succeeded); its
+ * batch-mates still commit. Only an event that cannot be written fails the whole batch
+ * (EventNotWritten). Runs wherever the connection lives (the writer thread).
  */
 export class BatchTransaction {
   private readonly begin: Statement;
@@ -98,7 +99,6 @@ export class BatchTransaction {
         results.push(outcome.result);
         deliveries += outcome.events;
       }
-      this.webhooks.endBatch(now);
       this.commit.run(); // with synchronous=FULL (every batch that changes plants): on disk when this returns
       return { results, deliveries };
     } catch (error) {
@@ -125,7 +125,8 @@ export class BatchTransaction {
 
   private runOne(op: WriteOp, now: number): Written {
     // A write that fails fails alone: a change is one statement, atomic by itself, and its event is
-    // recorded only after it succeeded; a webhook write runs under a savepoint.
+    // written only after it succeeded; a webhook write runs under a savepoint. A change whose event
+    // could not be written is in the transaction already: the whole batch fails (EventNotWritten).
     try {
       switch (op.kind) {
         case "create":
@@ -136,6 +137,7 @@ export class BatchTransaction {
           return this.webhook(op.write, now);
       }
     } catch (error) {
+      if (error instanceof EventNotWritten) throw error.cause;
       return { result: failed(error), events: 0 };
     }
   }

@@ -1,11 +1,19 @@
 import type Database from "better-sqlite3";
 import { assertNotNewer } from "../schema-version.js";
+import { GONE_REASON } from "../webhook-rows.js";
+
+interface Migration {
+  version: number;
+  /** Run before `sql`, in the same transaction: for a step SQL alone cannot say. */
+  before?: (db: Database.Database) => void;
+  sql: string;
+}
 
 /**
  * Versioned schema, applied in order at start. A migration is never edited once released;
  * changes come as a new entry.
  */
-const migrations: ReadonlyArray<{ version: number; sql: string }> = [
+const migrations: readonly Migration[] = [
   {
     version: 1,
     sql: `
@@ -189,10 +197,69 @@ const migrations: ReadonlyArray<{ version: number; sql: string }> = [
       END;
     `,
   },
+  {
+    version: 10,
+    // The outbox goes: a commit writes its events' delivery rows itself, the one model of events on
+    // both backends (see webhook-writes.ts). The events an older version left in it become the
+    // delivery rows its claims would have made of them, then the table is dropped.
+    before: expandOutboxRows,
+    sql: "DROP TABLE webhook_outbox;",
+  },
 ];
 
 /** The newest version this code knows. */
 export const SCHEMA_VERSION = Math.max(...migrations.map((migration) => migration.version));
+
+/**
+ * Migration 10: each event in webhook_outbox (a row per commit, an event per line: `<event id>
+ * <type> <endpoint ids, comma-separated> <body>`) becomes a delivery per endpoint, due from its
+ * commit's time, as the claims of the version that wrote them did it: none for an endpoint removed
+ * since (removing one deletes its deliveries), failed for one that answered 410 Gone since (its
+ * pending deliveries failed with it), pending for any other. Frozen with the migration.
+ */
+function expandOutboxRows(db: Database.Database): void {
+  const outbox = db.prepare("SELECT created_at, events FROM webhook_outbox ORDER BY id").all() as Array<{
+    created_at: number;
+    events: string;
+  }>;
+  if (outbox.length === 0) return;
+  const gone = new Map(
+    (
+      db
+        .prepare("SELECT id, coalesce(disabled_reason = ?, 0) AS gone FROM webhook_endpoints")
+        .all(GONE_REASON) as Array<{
+        id: number;
+        gone: 0 | 1;
+      }>
+    ).map(({ id, gone }) => [id, gone === 1]),
+  );
+  const insert = db.prepare(
+    `INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at, state, last_error,
+       finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const now = Date.now();
+  for (const { created_at: at, events } of outbox) {
+    for (const line of events.split("\n")) {
+      const afterId = line.indexOf(" ");
+      const afterType = line.indexOf(" ", afterId + 1);
+      const afterEndpoints = line.indexOf(" ", afterType + 1);
+      const [eventId, type, body] = [
+        line.slice(0, afterId),
+        line.slice(afterId + 1, afterType),
+        line.slice(afterEndpoints + 1),
+      ];
+      for (const endpoint of line
+        .slice(afterType + 1, afterEndpoints)
+        .split(",")
+        .map(Number)) {
+        const endpointGone = gone.get(endpoint);
+        if (endpointGone === undefined) continue; // removed since the event
+        if (endpointGone) insert.run(eventId, type, body, at, endpoint, at, "failed", GONE_REASON, now);
+        else insert.run(eventId, type, body, at, endpoint, at, "pending", null, null);
+      }
+    }
+  }
+}
 
 /**
  * Applies pending migrations in one IMMEDIATE transaction: two processes starting on one file apply
@@ -211,6 +278,7 @@ export function applyMigrations(db: Database.Database, through = Number.POSITIVE
     assertNotNewer(Math.max(0, ...applied), SCHEMA_VERSION);
     for (const migration of migrations) {
       if (applied.has(migration.version) || migration.version > through) continue;
+      migration.before?.(db);
       db.exec(migration.sql);
       db.prepare("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)").run(
         migration.version,

@@ -11,18 +11,10 @@ import {
 import type { GroupCommit } from "./group-commit.js";
 
 /**
- * When the oldest event not yet delivered happened: the oldest pending delivery's, or the oldest in
- * the outbox (not expanded into deliveries yet: the outbox's first row, ids following creation). The
- * statement a test checks the plan of.
+ * When the oldest event not yet delivered happened: the first entry of
+ * webhook_deliveries_pending_created. The statement a test checks the plan of.
  */
-export const OLDEST_PENDING_SQL = `
-  SELECT min(created) AS created FROM (
-    SELECT min(created_at) AS created FROM webhook_deliveries WHERE state = 'pending'
-    UNION ALL
-    SELECT created_at FROM (SELECT created_at FROM webhook_outbox ORDER BY id LIMIT 1))`;
-
-/** Events expanded into deliveries per writer batch when a listing needs them all (see listDeliveries). */
-const EXPAND_FOR_LISTING = 1_000;
+export const OLDEST_PENDING_SQL = "SELECT min(created_at) AS created FROM webhook_deliveries WHERE state = 'pending'";
 
 /**
  * Webhooks in SQLite. Every write (claims, results, endpoint changes) goes through the group commit
@@ -32,7 +24,6 @@ const EXPAND_FOR_LISTING = 1_000;
 export class SqliteWebhookRepository implements Storage.WebhookRepository {
   private readonly nextUnleased: Statement<[], { due: number | null }>;
   private readonly nextLeaseEnd: Statement<[], { due: number | null }>;
-  private readonly oldestOutbox: Statement<[], { due: number }>;
   private readonly oldestPending: Statement<[], { created: number | null }>;
   private readonly endpoints: Statement<[], EndpointRow>;
 
@@ -53,9 +44,6 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
        JOIN webhook_endpoints p ON p.id = d.endpoint
        WHERE d.lease_until IS NOT NULL AND d.state = 'pending' AND p.disabled_at IS NULL`,
     );
-    // Events in the outbox are due at once: their deliveries are written when a claim expands them.
-    this.oldestOutbox = db.prepare("SELECT created_at AS due FROM webhook_outbox ORDER BY id LIMIT 1");
-    // The first entry of webhook_deliveries_pending_created, and the outbox's first row.
     this.oldestPending = db.prepare(OLDEST_PENDING_SQL);
     this.endpoints = db.prepare(
       "SELECT id, url, events, source, created_at, disabled_at, disabled_reason FROM webhook_endpoints ORDER BY id",
@@ -63,9 +51,7 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
   }
 
   async msUntilNextDue(): Promise<number | undefined> {
-    const dues = [this.nextUnleased.get()?.due, this.nextLeaseEnd.get()?.due, this.oldestOutbox.get()?.due].filter(
-      (due) => due != null,
-    );
+    const dues = [this.nextUnleased.get()?.due, this.nextLeaseEnd.get()?.due].filter((due) => due != null);
     return dues.length === 0 ? undefined : Math.min(...dues) - Date.now();
   }
 
@@ -106,12 +92,7 @@ export class SqliteWebhookRepository implements Storage.WebhookRepository {
     return this.groupCommit.webhook({ kind: "sync-configured", urls: [...urls], secret, overlapUntil });
   }
 
-  /** Every event's deliveries, the outbox's included: it is expanded first, in bounded steps. */
   async listDeliveries({ failedOnly, limit }: { failedOnly: boolean; limit: number }): Promise<Storage.DeliveryInfo[]> {
-    let expanded: number;
-    do {
-      expanded = await this.groupCommit.webhook<number>({ kind: "expand-outbox", events: EXPAND_FOR_LISTING });
-    } while (expanded > 0);
     return this.db.prepare<[number], DeliveryRow>(deliveriesSql(failedOnly, "?")).all(limit).map(deliveryFromRow);
   }
 

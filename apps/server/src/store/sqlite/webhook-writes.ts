@@ -23,44 +23,33 @@ export type WebhookWrite =
   | { kind: "remove-endpoint"; endpoint: number }
   | { kind: "rotate-secret"; endpoint: number; secret: string; overlapUntil: number }
   | { kind: "sync-configured"; urls: string[]; secret: string; overlapUntil: number }
-  | { kind: "redeliver"; delivery: number }
-  | { kind: "expand-outbox"; events: number };
+  | { kind: "redeliver"; delivery: number };
+
+/**
+ * A plant change succeeded but its event could not be written (the disk is full, say). The change
+ * must not commit without its event, and it has no savepoint of its own (a savepoint per change cost
+ * a create with an endpoint about as much as its event's row): its whole batch fails, rolled back.
+ * Such a failure is the database's, not the write's, and would fail the commit anyway.
+ */
+export class EventNotWritten extends Error {
+  override readonly name = "EventNotWritten";
+  constructor(override readonly cause: unknown) {
+    super("a plant change's webhook event could not be written", { cause });
+  }
+}
 
 /** What the claim's UPDATE returns: the delivery with its event; the endpoint's secrets come with a second read. */
 type LeasedRow = Pick<ClaimedRow, "id" | "event_id" | "type" | "body" | "endpoint" | "attempts">;
 
-/** A claim short of due deliveries expands at most this many events of the outbox looking for some (see claim). */
-const MAX_EXPANDED_PER_CLAIM = 1_000;
-
 /**
- * The webhook statements of the writer thread.
- *
- * Events are written in the transaction of the plant change that caused them (the outbox): a batch's
- * events are kept as lines and written as one `webhook_outbox` row just before its commit, each line
- * naming the endpoints subscribed at that moment; an event no endpoint wants is not written at all.
- * The delivery rows (one per event and endpoint, with the state of its attempts) are written later,
- * when a claim expands the outbox: while requests saturate the server, a claim comes only when an
- * attempt may begin, so that work waits for room like the attempts do. Writing the delivery rows in
- * the create's own commit cost a create with an endpoint ~4.5 µs of the writer's time, most of the
- * gap to a create without one (measured with `pnpm bench`; see the commits that moved it here).
+ * The webhook statements of the writer thread. Events are written in the transaction of the plant
+ * change that caused them (the outbox), as one delivery row per endpoint subscribed at that moment,
+ * each carrying the event; an event no endpoint wants is not written at all. The same model as on
+ * PostgreSQL: every event is a delivery row from its commit on.
  */
 export class WebhookWrites {
   private readonly activeEndpoints: Statement<[], { id: number; events: string }>;
-  private readonly insertOutbox: Statement<[number, string]>;
-  private readonly oldestOutbox: Statement<[], { id: number; created_at: number; events: string }>;
-  private readonly deleteOutbox: Statement<[number]>;
-  private readonly endpointStates: Statement<[string], { id: number; gone: 0 | 1 }>;
-  /** A delivery of an expanded event: pending, or already failed when its endpoint was disabled since. */
-  private readonly insertDelivery: Statement<{
-    eventId: string;
-    type: string;
-    body: string;
-    at: number;
-    endpoint: number;
-    state: "pending" | "failed";
-    error: string | null;
-    finishedAt: number | null;
-  }>;
+  private readonly insertDelivery: Statement<[string, string, string, number, number, number]>;
   private readonly dueOfEndpoint: Statement<
     { endpoint: number; now: number; holding: string; limit: number },
     { id: number; next_attempt_at: number }
@@ -88,21 +77,13 @@ export class WebhookWrites {
    * write in the batch adds, removes or disables an endpoint (see endpointsChanged).
    */
   private subscribers: Map<string, number[]> | undefined;
-  /** This batch's events, as outbox lines (see OutboxLine), written as one row by endBatch. */
-  private outbox: string[] = [];
   /** A batch's events share its time: formatted once (RFC 3339), not once per event. */
   private timestamp: { ms: number; text: string } | undefined;
 
   constructor(private readonly db: Database) {
     this.activeEndpoints = db.prepare("SELECT id, events FROM webhook_endpoints WHERE disabled_at IS NULL");
-    this.insertOutbox = db.prepare("INSERT INTO webhook_outbox (created_at, events) VALUES (?, ?)");
-    this.oldestOutbox = db.prepare("SELECT id, created_at, events FROM webhook_outbox ORDER BY id LIMIT 1");
-    this.deleteOutbox = db.prepare("DELETE FROM webhook_outbox WHERE id = ?");
-    this.endpointStates = db.prepare("SELECT id, coalesce(disabled_reason = ?, 0) AS gone FROM webhook_endpoints");
-    // Due from the event's time.
     this.insertDelivery = db.prepare(
-      `INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at, state, last_error,
-         finished_at) VALUES (:eventId, :type, :body, :at, :endpoint, :at, :state, :error, :finishedAt)`,
+      "INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     // An endpoint's due deliveries that no one holds (or whose lease ran out), oldest first: a range
     // of webhook_deliveries_endpoint_due that skips only the few leased rows at its start.
@@ -130,29 +111,25 @@ export class WebhookWrites {
   /** Called at the start of every batch: endpoints may have changed since the last one. */
   beginBatch(): void {
     this.subscribers = undefined;
-    this.outbox = [];
   }
 
   /**
-   * Records the event of a plant change that succeeded, for the endpoints subscribed to it now;
-   * returns how many deliveries it will make. Nothing is written until endBatch.
+   * Writes the event of a plant change that succeeded, one delivery per subscribed endpoint; returns
+   * how many deliveries. Throws EventNotWritten when it cannot: see there.
    */
   recordEvent(type: WebhookEventType, plant: StoredPlant, now: number): number {
-    this.subscribers ??= this.readSubscribers();
-    const endpoints = this.subscribers.get(type);
-    if (endpoints === undefined || endpoints.length === 0) return 0;
-    if (this.timestamp?.ms !== now) this.timestamp = { ms: now, text: new Date(now).toISOString() };
-    this.outbox.push(
-      OutboxLine.format(newEventId(), type, endpoints, webhookEventBody(type, plant, this.timestamp.text)),
-    );
-    return endpoints.length;
-  }
-
-  /** Writes the batch's events as one outbox row, in its transaction: called just before the commit. */
-  endBatch(now: number): void {
-    if (this.outbox.length === 0) return;
-    this.insertOutbox.run(now, this.outbox.join("\n"));
-    this.outbox = [];
+    try {
+      this.subscribers ??= this.readSubscribers();
+      const endpoints = this.subscribers.get(type);
+      if (endpoints === undefined || endpoints.length === 0) return 0;
+      if (this.timestamp?.ms !== now) this.timestamp = { ms: now, text: new Date(now).toISOString() };
+      const eventId = newEventId();
+      const body = webhookEventBody(type, plant, this.timestamp.text);
+      for (const endpoint of endpoints) this.insertDelivery.run(eventId, type, body, now, endpoint, now);
+      return endpoints.length;
+    } catch (error) {
+      throw new EventNotWritten(error);
+    }
   }
 
   run(write: WebhookWrite, now: number): unknown {
@@ -171,8 +148,6 @@ export class WebhookWrites {
         return this.rotateSecret(write.endpoint, write.secret, write.overlapUntil);
       case "sync-configured":
         return this.syncConfigured(write.urls, write.secret, write.overlapUntil, now);
-      case "expand-outbox":
-        return this.expandOutbox(write.events, now);
       case "redeliver":
         return (
           this.db
@@ -207,18 +182,7 @@ export class WebhookWrites {
    * not read again on every claim.
    */
   private claim(claim: Claim, now: number): DueDelivery[] {
-    // Short of what the claim may take, the outbox's oldest events become deliveries, about as many
-    // as are missing. Should what that makes not be claimable (their endpoints' slots all busy), the
-    // outbox may still hold events for other endpoints: expand on, within a bound.
-    let due = this.dueDeliveries(claim, now);
-    let expanded = 0;
-    while (due.length < claim.limit && expanded < MAX_EXPANDED_PER_CLAIM) {
-      const more = this.expandOutbox(claim.limit - due.length, now);
-      if (more === 0) break;
-      expanded += more;
-      due = this.dueDeliveries(claim, now);
-    }
-    return due.map(({ id }) => {
+    return this.dueDeliveries(claim, now).map(({ id }) => {
       const row = this.lease.get({ id, leaseUntil: now + claim.leaseMs, owner: claim.owner })!;
       return dueDeliveryFromRow({ ...row, ...this.endpointSecrets.get(now, row.endpoint)! });
     });
@@ -235,39 +199,6 @@ export class WebhookWrites {
     }
     due.sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.id - b.id);
     return due.slice(0, claim.limit);
-  }
-
-  /**
-   * Turns the oldest outbox rows into deliveries, a row at a time, until at least `events` events are
-   * expanded or the outbox is empty; returns how many events. Each delivery is due from its event's
-   * time. An endpoint removed since the event gets none (removing one deletes its deliveries); one
-   * that answered 410 Gone since gets it failed, as its pending deliveries were; one disabled since
-   * for leaving PLANTSTORE_WEBHOOK_URLS gets it pending, as its pending deliveries stay.
-   */
-  private expandOutbox(events: number, now: number): number {
-    let expanded = 0;
-    let endpoints: Map<number, 0 | 1> | undefined;
-    for (let row = this.oldestOutbox.get(); row !== undefined; row = this.oldestOutbox.get()) {
-      endpoints ??= new Map(this.endpointStates.all(GONE_REASON).map(({ id, gone }) => [id, gone]));
-      for (const text of row.events.split("\n")) {
-        const line = OutboxLine.parse(text);
-        for (const endpoint of line.endpoints) {
-          const gone = endpoints.get(endpoint);
-          if (gone === undefined) continue; // removed since the event
-          const { eventId, type, body } = line;
-          const at = row.created_at;
-          this.insertDelivery.run(
-            gone === 0
-              ? { eventId, type, body, at, endpoint, state: "pending", error: null, finishedAt: null }
-              : { eventId, type, body, at, endpoint, state: "failed", error: GONE_REASON, finishedAt: now },
-          );
-        }
-        expanded++;
-      }
-      this.deleteOutbox.run(row.id);
-      if (expanded >= events) break;
-    }
-    return expanded;
   }
 
   private settle(delivery: number, owner: string, result: AttemptResult, now: number): void {
@@ -347,8 +278,6 @@ export class WebhookWrites {
   }
 
   private syncConfigured(urls: string[], secret: string, overlapUntil: number, now: number): ConfiguredChanges {
-    // Events still in the outbox become deliveries first: their counts below are the whole backlog.
-    this.expandOutbox(Number.POSITIVE_INFINITY, now);
     const rows = this.db
       .prepare<[], ConfiguredRow>(
         "SELECT id, url, secret, disabled_reason FROM webhook_endpoints WHERE source = 'config' ORDER BY id",
@@ -379,28 +308,3 @@ export class WebhookWrites {
     };
   }
 }
-
-/**
- * One event in an outbox row: `<event id> <type> <endpoint ids, comma-separated> <body>`, the row's
- * events one per line. Plain text rather than JSON, so that the body (JSON already, and never holding
- * a raw line break: JSON escapes them in strings) is copied as it is, not escaped and unescaped again.
- */
-const OutboxLine = {
-  format(eventId: string, type: WebhookEventType, endpoints: readonly number[], body: string): string {
-    return `${eventId} ${type} ${endpoints.join(",")} ${body}`;
-  },
-  parse(line: string): { eventId: string; type: string; endpoints: number[]; body: string } {
-    const afterId = line.indexOf(" ");
-    const afterType = line.indexOf(" ", afterId + 1);
-    const afterEndpoints = line.indexOf(" ", afterType + 1);
-    return {
-      eventId: line.slice(0, afterId),
-      type: line.slice(afterId + 1, afterType),
-      endpoints: line
-        .slice(afterType + 1, afterEndpoints)
-        .split(",")
-        .map(Number),
-      body: line.slice(afterEndpoints + 1),
-    };
-  },
-};
