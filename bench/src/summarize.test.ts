@@ -82,7 +82,7 @@ describe("evaluateGoals", () => {
       { goal: "401s/s vs fastify-durable's 401s", required: "≥ 0.90×", actual: "0.75×", met: false },
       {
         goal: "creates/s with a webhook endpoint vs without",
-        required: "≥ 0.90×",
+        required: "≥ 0.80×",
         actual: "0.95×",
         met: true,
       },

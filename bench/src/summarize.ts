@@ -136,10 +136,13 @@ const THROUGHPUT_GOALS: ReadonlyArray<{
     required: 2,
   },
   {
+    // 0.8, not 0.9: a create with an endpoint writes its event's delivery row in its own commit, the
+    // one model of events on both backends (0.9 was met with a second model on SQLite, an outbox
+    // row per batch expanded later, which the hardening issue traded for simplicity).
     goal: "creates/s with a webhook endpoint vs without",
     ours: ["plantstore-webhooks", "create"],
     theirs: ["plantstore", "create"],
-    required: 0.9,
+    required: 0.8,
   },
   {
     goal: "creates/s with a rate limit vs without",
