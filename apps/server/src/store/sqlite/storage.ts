@@ -5,6 +5,7 @@ import type { Storage, StorageOptions } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { mapSqliteError } from "./errors.js";
 import { GroupCommit, InlineBatchWriter, ThreadBatchWriter } from "./group-commit.js";
+import { LoopReads } from "./loop-reads.js";
 import { applyMigrations } from "./migrations.js";
 import { SqlitePlantRepository } from "./plant-repository.js";
 import { SqliteTokenRepository } from "./token-repository.js";
@@ -33,10 +34,13 @@ export function openSqliteStorage(
   // A file is written from a writer thread; an in-memory database exists only for this connection.
   const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
   const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries);
-  const plants = new SqlitePlantRepository(db, groupCommit);
-  const tokens = new SqliteTokenRepository(db);
-  const webhooks = new SqliteWebhookRepository(db, groupCommit);
-  const ping = db.prepare("SELECT 1");
+  // Every call reads on this thread first (or only): one guard for their failures and their waits.
+  const reads = new LoopReads(path);
+  const plants = reads.guard(new SqlitePlantRepository(db, groupCommit));
+  const tokens = reads.guard(new SqliteTokenRepository(db));
+  const webhooks = reads.guard(new SqliteWebhookRepository(db, groupCommit));
+  // Ready means a read of the file works now (SELECT 1 alone would not touch it).
+  const readable = db.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
   return {
     kind: "sqlite",
     location: path,
@@ -44,9 +48,10 @@ export function openSqliteStorage(
     tokens,
     webhooks,
     async ping() {
+      if (!db.open) return false;
       try {
-        ping.get();
-        return db.open;
+        await reads.run(() => readable.get());
+        return true;
       } catch {
         return false;
       }
@@ -54,6 +59,7 @@ export function openSqliteStorage(
     async close() {
       if (!db.open) return;
       await groupCommit.close();
+      await reads.close();
       db.close();
     },
   };
