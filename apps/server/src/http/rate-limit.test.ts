@@ -24,4 +24,20 @@ describe("RateLimiter (fixed window per token)", () => {
     expect(limiter.take("a").allowed).toBe(false);
     expect(limiter.take("b").allowed).toBe(true);
   });
+
+  it("drops ended windows: memory holds only the tokens whose window runs", () => {
+    let now = 0;
+    const limiter = new RateLimiter({ quota: 5, windowSeconds: 1 }, () => now);
+    for (let i = 0; i < 10_000; i++) limiter.take(`once-${i}`);
+    expect(limiter.size).toBe(10_000);
+    now += 500;
+    limiter.take("busy");
+    expect(limiter.size).toBe(10_001);
+    now += 500; // the 10,000 windows end; "busy" runs on
+    expect(limiter.take("busy")).toMatchObject({ allowed: true, remaining: 3 });
+    expect(limiter.size).toBe(1);
+    now += 500; // "busy" ends: it starts again, counted from zero
+    expect(limiter.take("busy")).toEqual({ allowed: true, remaining: 4, resetSeconds: 1 });
+    expect(limiter.size).toBe(1);
+  });
 });
