@@ -10,7 +10,7 @@ import { targetSpecs } from "./targets.js";
 // The built baselines (dist/, made by the build this test depends on), started as the bench starts them.
 const workDir = mkdtempSync(join(tmpdir(), "bench-baselines-test-"));
 const started: RunningTarget[] = [];
-const token = "test-token";
+const token = "baseline-test-token-0123456789abcdef";
 
 afterAll(async () => {
   await Promise.all(started.map((target) => stopProcess(target.child, 2000)));

@@ -96,7 +96,7 @@ export function roundOrder<Cell extends { scenario: string }>(cells: readonly Ce
 /** Start every target, load each cell in interleaved rounds, and stop them all (also on failure). */
 export async function runBench(plan: BenchPlan): Promise<BenchResults> {
   const { settings, log } = plan;
-  const token = `bench-${randomBytes(12).toString("hex")}`;
+  const token = `bench-${randomBytes(16).toString("hex")}`;
   const machine = describeMachine(plan.workDir);
   const date = new Date().toISOString();
   const cpu = (which: number) => (settings.pinned ? which : undefined);

@@ -64,7 +64,7 @@ let runs = 0;
 /** Instructions the server executed, from start to exit, answering `count` requests of `scenario`. */
 async function countInstructions(scenario: Scenario, count: number, workDir: string): Promise<number> {
   const port = await freePort();
-  const token = `instr-${randomBytes(8).toString("hex")}`;
+  const token = `instr-${randomBytes(16).toString("hex")}`;
   // Every count gets its own files: a scenario named twice (to see how repeatable the count is) must
   // not find the first one's database (its creates would be replays) or output.
   const name = `${++runs}-${scenario}-${count}`;

@@ -28,7 +28,7 @@ async function profileTarget(targetName: string, scenario: ScenarioName, seconds
   const workDir = mkdtempSync(join(tmpdir(), "plantstore-profile-"));
   installChildCleanup(() => rmSync(workDir, { recursive: true, force: true }));
   // Plant Store wants 16–512 visible characters.
-  const token = `profile-${randomBytes(12).toString("hex")}`;
+  const token = `profile-${randomBytes(16).toString("hex")}`;
   try {
     const receiver = spec.needsWebhookReceiver ? await startWebhookReceiver() : undefined;
     const target = await startTarget(spec, {

@@ -65,7 +65,7 @@ async function main(): Promise<number> {
 
   const workDir = mkdtempSync(join(tmpdir(), "plantstore-soak-"));
   installChildCleanup(() => rmSync(workDir, { recursive: true, force: true }));
-  const token = `soak-${randomBytes(12).toString("hex")}`;
+  const token = `soak-${randomBytes(16).toString("hex")}`;
   const spec = targetSpecs.find((candidate) => candidate.name === "plantstore")!;
   const target = await startTarget(spec, { workDir, token, cpu: 0 });
   const machine = describeMachine(workDir);

@@ -7,7 +7,7 @@ import { realServerForTests, TOKEN } from "./test-support/real-server.js";
 const PLANT_NOT_FOUND = 40402;
 const INVALID_PARAMETER = 40005;
 const INSUFFICIENT_SCOPE = 40301;
-const READ_ONLY = "consumer-read-only-0123456789";
+const READ_ONLY = "consumer-read-only-0123456789abcdef";
 
 const server = realServerForTests([`${READ_ONLY}:plants:read`]);
 beforeAll(async () => {

@@ -264,6 +264,12 @@ describe("configuration", () => {
     [{ LOG_LEVEL: "loud" }, /^plantstore: LOG_LEVEL must be one of/],
     [{ DATABASE_URL: "mysql://x" }, /^plantstore: DATABASE_URL must be/],
     [{ PLANTSTORE_TOKENS: "short" }, /^plantstore: PLANTSTORE_TOKENS entry #1 must be/],
+    // 16 (and 31) characters were accepted, and 401s are not throttled: too few to be beyond guessing.
+    [{ PLANTSTORE_TOKENS: "0123456789abcdef" }, /^plantstore: PLANTSTORE_TOKENS entry #1 must be 32–512 characters/],
+    [
+      { PLANTSTORE_TOKENS: `${"a".repeat(32)},${"b".repeat(31)}:plants:read` },
+      /^plantstore: PLANTSTORE_TOKENS entry #2 must be 32–512 characters[^\n]*\n$/,
+    ],
     [{ PLANTSTORE_BODY_LIMIT_BYTES: "-1" }, /^plantstore: PLANTSTORE_BODY_LIMIT_BYTES must be/],
     [
       { PLANTSTORE_CORS_ORIGINS: "https://app.example.com,https://App.example.com/" },

@@ -11,10 +11,10 @@ import {
   type TestServer,
 } from "../src/test-support/test-server.js";
 
-const READ = "read-token-0123456789abcdef";
-const WRITE = "write-token-0123456789abcdef";
-const METRICS = "metrics-token-0123456789abcdef";
-const ALL = "all-token-0123456789abcdef";
+const READ = "read-token-0123456789abcdef0123456789";
+const WRITE = "write-token-0123456789abcdef0123456789";
+const METRICS = "metrics-token-0123456789abcdef0123456789";
+const ALL = "all-token-0123456789abcdef0123456789";
 const REALM = 'Bearer realm="plantstore"';
 
 const call = (server: { url: string }, token: string, method: string, path: string, body?: string) =>

@@ -8,7 +8,7 @@ import { TEST_TOKEN } from "../test-support/test-server.js";
 const LINES = 5_000;
 const QUOTA = 500;
 /** Metrics are read with a token of their own: the importing token's windows are spent. */
-const METRICS_TOKEN = "cli-metrics-token-0123456789";
+const METRICS_TOKEN = "cli-metrics-token-0123456789abcdef";
 
 let server: DisposableServer;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { startDisposableServer, type DisposableServer } from "@plantstore/server/testing";
 import { afterAll, beforeAll } from "vitest";
 
-export const TEST_TOKEN = "cli-test-token-0123456789";
+export const TEST_TOKEN = "cli-test-token-0123456789abcdefghij";
 
 export type TestServer = DisposableServer;
 

@@ -2,7 +2,7 @@ import { startServer } from "@plantstore/server";
 import { afterAll, beforeAll } from "vitest";
 
 /** The token the consumer's tests send: every scope. */
-export const TOKEN = "consumer-test-token-0123456789";
+export const TOKEN = "consumer-test-token-0123456789abcdef";
 
 /**
  * The real Plant Store server for one test file: started before its tests on an ephemeral port with

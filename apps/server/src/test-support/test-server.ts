@@ -5,7 +5,7 @@ import { startServer, type RunningServer } from "../server.js";
 import type { Config } from "../config.js";
 import { waitFor } from "./wait-for.js";
 
-export const TOKEN = "test-token-0123456789abcdef";
+export const TOKEN = "test-token-0123456789abcdef0123456789";
 export const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
 
 /** JSON with bigints written as exact integer literals (the contract's writer). */

@@ -20,8 +20,15 @@ export function formatScopes(scopes: readonly Scope[]): string {
   return scopes.join(" ");
 }
 
-/** What a bearer token may be (RFC 6750 b64token), at least 16 characters so that it is not guessable. */
-const TOKEN_PATTERN = /^(?=.{16,512}$)[A-Za-z0-9\-._~+/]+=*$/;
+/**
+ * The fewest characters a configured token may have. 401s are not throttled, so a token must be
+ * beyond guessing on its own: 32 characters of even a small alphabet (hex: 128 bits) are; the
+ * generated tokens have 43 (256 bits).
+ */
+export const MIN_TOKEN_LENGTH = 32;
+
+/** What a bearer token may be (RFC 6750 b64token), MIN_TOKEN_LENGTH to 512 characters. */
+const TOKEN_PATTERN = new RegExp(`^(?=.{${MIN_TOKEN_LENGTH},512}$)[A-Za-z0-9\\-._~+/]+=*$`);
 
 export interface ConfiguredToken {
   token: string;
@@ -38,7 +45,7 @@ export function parseTokenEntry(entry: string): ConfiguredToken {
   const token = colon === -1 ? entry : entry.slice(0, colon);
   if (!TOKEN_PATTERN.test(token)) {
     throw new RangeError(
-      "must be 16–512 characters of A–Z a–z 0–9 - . _ ~ + / (then optional =), optionally followed by :scope+scope",
+      `must be ${MIN_TOKEN_LENGTH}–512 characters of A–Z a–z 0–9 - . _ ~ + / (then optional =), optionally followed by :scope+scope`,
     );
   }
   return { token, scopes: colon === -1 ? ALL_SCOPES : parseScopes(entry.slice(colon + 1).split("+")) };

@@ -1,6 +1,6 @@
 import { startDisposableServer, type DisposableServer } from "@plantstore/server/testing";
 
-export const TEST_TOKEN = "client-test-token-0123456789";
+export const TEST_TOKEN = "client-test-token-0123456789abcdef";
 
 export type TestServer = DisposableServer;
 
