@@ -27,6 +27,8 @@ export interface Config {
   /** Origins whose pages may call the API from a browser (PLANTSTORE_CORS_ORIGINS); empty: CORS off. */
   corsOrigins: string[];
   shutdownTimeoutMs: number;
+  /** Open connections at most; past it new ones are closed as they arrive (Node's maxConnections). */
+  maxConnections: number;
   pgPoolMax: number;
   pgConnectionTimeoutMs: number;
   pgIdleTimeoutMs: number;
@@ -53,6 +55,7 @@ export const defaultConfig: Readonly<Config> = {
   bodyTimeoutMs: 10_000,
   corsOrigins: [],
   shutdownTimeoutMs: 10_000,
+  maxConnections: 1_000,
   pgPoolMax: 10,
   pgConnectionTimeoutMs: 5_000,
   pgIdleTimeoutMs: 30_000,
@@ -219,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: integer(env, "PLANTSTORE_BODY_TIMEOUT_MS", defaultConfig.bodyTimeoutMs, 100, 600_000),
     corsOrigins: corsOrigins(env),
     shutdownTimeoutMs: integer(env, "PLANTSTORE_SHUTDOWN_TIMEOUT_MS", defaultConfig.shutdownTimeoutMs, 0, 600_000),
+    maxConnections: integer(env, "PLANTSTORE_MAX_CONNECTIONS", defaultConfig.maxConnections, 1, 1_000_000),
     pgPoolMax: integer(env, "PG_POOL_MAX", defaultConfig.pgPoolMax, 1, 1000),
     pgConnectionTimeoutMs: integer(env, "PG_CONNECTION_TIMEOUT_MS", defaultConfig.pgConnectionTimeoutMs, 100, 600_000),
     pgIdleTimeoutMs: integer(env, "PG_IDLE_TIMEOUT_MS", defaultConfig.pgIdleTimeoutMs, 0, 3_600_000),

@@ -55,6 +55,11 @@ export class Metrics {
     help: "Requests refused with 429 because their token was over its rate limit.",
     registers: [this.registry],
   });
+  private readonly droppedConnections = new Counter({
+    name: "plantstore_connections_dropped_total",
+    help: "Connections closed as they arrived because PLANTSTORE_MAX_CONNECTIONS were open.",
+    registers: [this.registry],
+  });
 
   private readonly webhookAttempts = new Counter({
     name: "plantstore_webhook_deliveries_total",
@@ -89,6 +94,10 @@ export class Metrics {
 
   countRateLimited(): void {
     this.rateLimited.inc();
+  }
+
+  countDroppedConnection(): void {
+    this.droppedConnections.inc();
   }
 
   countWebhookAttempt(outcome: WebhookAttemptOutcome): void {

@@ -35,6 +35,15 @@ export interface RunningServer {
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const HEADERS_TIMEOUT_MS = 20_000;
 
+/**
+ * At most `maxConnections` open at once (each holds a file descriptor and buffers): past it Node
+ * closes a new connection as it arrives, before reading anything, and the drop is counted.
+ */
+function limitConnections(server: Server, config: Config, metrics: Metrics): void {
+  server.maxConnections = config.maxConnections;
+  server.on("drop", () => metrics.countDroppedConnection());
+}
+
 function applyTimeouts(server: Server, config: Config): void {
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = HEADERS_TIMEOUT_MS;
@@ -109,6 +118,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);
     server.on("clientError", pipeline.handleParserError);
     applyTimeouts(server, config);
+    limitConnections(server, config, metrics);
     const port = await listen(server, config.port, config.host);
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;

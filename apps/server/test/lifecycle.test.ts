@@ -277,6 +277,7 @@ describe("configuration", () => {
     ],
     [{ PLANTSTORE_CORS_ORIGINS: "*" }, /^plantstore: PLANTSTORE_CORS_ORIGINS entry #1 "\*" must be an exact origin/],
     [{ PLANTSTORE_CORS_ORIGINS: "ftp://files.example.com" }, /^plantstore: PLANTSTORE_CORS_ORIGINS entry #1 /],
+    [{ PLANTSTORE_MAX_CONNECTIONS: "0" }, /^plantstore: PLANTSTORE_MAX_CONNECTIONS must be an integer from 1/],
   ])("refuses %j with one line and exit code 1", (env, message) => {
     const result = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env }, encoding: "utf8" });
     expect(result.status).toBe(1);
