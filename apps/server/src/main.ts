@@ -90,9 +90,14 @@ const adminCommand =
 const run = command === undefined ? serve(config) : adminCommand && admin(config, adminCommand, args);
 if (run === undefined) fail(`unknown command "${command}"; usage: main.js [tokens … | webhooks …]`);
 run.catch((error: unknown) => {
-  const code = (error as { code?: string }).code;
-  if (code === "EADDRINUSE") fail(`port ${config.port} on ${config.host} is already in use (set PORT)`);
-  if (code === "EACCES") fail(`not allowed to listen on ${config.host}:${config.port}`);
-  if (code === "EADDRNOTAVAIL") fail(`cannot listen on HOST ${config.host}: no such local address`);
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  // Only the listening socket's errors are about HOST and PORT; an EACCES from opening the data
+  // directory is reported by storage in its own words (which name the path).
+  if (syscall === "listen") {
+    if (code === "EADDRINUSE") fail(`port ${config.port} on ${config.host} is already in use (set PORT)`);
+    if (code === "EACCES")
+      fail(`not allowed to listen on ${config.host}:${config.port} (a port below 1024 needs privileges)`);
+    if (code === "EADDRNOTAVAIL") fail(`cannot listen on HOST ${config.host}: no such local address`);
+  }
   fail(`could not start: ${error instanceof Error ? error.message : String(error)}`);
 });

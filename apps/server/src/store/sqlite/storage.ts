@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Database from "better-sqlite3";
 import type { Storage, StorageOptions } from "../storage.js";
@@ -18,18 +18,61 @@ function sqlitePathOf(databaseUrl: string): string {
   return resolve(rest.startsWith("//") ? rest.slice(2) : rest);
 }
 
+/** The first of the file's directories that does not exist, or undefined when they all do. */
+function missingDirectory(directory: string): string | undefined {
+  let missing: string | undefined;
+  for (let dir = directory; !existsSync(dir); dir = dirname(dir)) missing = dir;
+  return missing;
+}
+
+function allowed(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why this user cannot open the database, when it is permissions (an unwritable data directory or
+ * file: a container's volume owned by another user, a read-only mount), in words that name the
+ * path; undefined when it is something else. SQLite and mkdir say only EACCES or CANTOPEN.
+ */
+function permissionProblem(path: string): Error | undefined {
+  if (path === ":memory:") return undefined;
+  const directory = dirname(path);
+  const missing = missingDirectory(directory);
+  if (missing !== undefined) {
+    const parent = dirname(missing);
+    if (!allowed(parent, constants.W_OK | constants.X_OK)) {
+      return new Error(`cannot create the data directory ${missing}: ${parent} is not writable by this user`);
+    }
+    return undefined;
+  }
+  if (!allowed(directory, constants.W_OK | constants.X_OK)) {
+    return new Error(
+      `cannot open the SQLite database ${path}: its directory ${directory} is not writable by this user (SQLite writes its journal beside it)`,
+    );
+  }
+  if (existsSync(path) && !allowed(path, constants.R_OK | constants.W_OK)) {
+    return new Error(`cannot open the SQLite database ${path}: the file is not readable and writable by this user`);
+  }
+  return undefined;
+}
+
 export function openSqliteStorage(
   databaseUrl: string,
   options: Pick<StorageOptions, "observeBatch" | "onDeliveries">,
 ): Storage {
   const path = sqlitePathOf(databaseUrl);
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = openConnection(path);
     applyMigrations(db);
   } catch (error) {
-    throw mapSqliteError(error);
+    throw permissionProblem(path) ?? mapSqliteError(error);
   }
   // A file is written from a writer thread; an in-memory database exists only for this connection.
   const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);

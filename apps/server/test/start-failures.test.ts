@@ -1,0 +1,89 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { MAIN, TOKEN } from "../src/test-support/test-server.js";
+
+/**
+ * Permission problems at start, each reported as what it is. Run as an unprivileged user: as
+ * root, the process is started as `nobody` (65534), for whom root-owned read-only directories are
+ * unwritable and low ports are refused.
+ */
+const asRoot = process.getuid?.() === 0;
+const user = asRoot ? { uid: 65534, gid: 65534 } : {};
+const root = mkdtempSync(join(tmpdir(), "plantstore-start-"));
+chmodSync(root, 0o755);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function start(env: Record<string, string>) {
+  return spawnSync(process.execPath, [MAIN], {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, ...env },
+    encoding: "utf8",
+    timeout: 30_000,
+    ...user,
+  });
+}
+
+/** A directory this user may read but not write. */
+function readOnlyDirectory(name: string): string {
+  const directory = join(root, name);
+  mkdirSync(directory);
+  chmodSync(directory, 0o555);
+  return directory;
+}
+
+function unprivilegedPortStart(): number {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_unprivileged_port_start", "utf8"));
+  } catch {
+    return 1024;
+  }
+}
+
+describe("a start that is not allowed something says what", () => {
+  it("names the data directory it cannot create (not the port)", () => {
+    const parent = readOnlyDirectory("no-mkdir");
+    const result = start({ DATABASE_URL: `sqlite:${join(parent, "data", "plants.db")}` });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `plantstore: could not start: cannot create the data directory ${join(parent, "data")}: ${parent} is not writable by this user\n`,
+    );
+  });
+
+  it("names the database directory it cannot write in", () => {
+    const directory = readOnlyDirectory("no-write");
+    const result = start({ DATABASE_URL: `sqlite:${join(directory, "plants.db")}` });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^plantstore: could not start: cannot open the SQLite database \\S+plants\\.db: its directory \\S+ is not writable`,
+      ),
+    );
+    expect(result.stderr).not.toMatch(/listen/);
+  });
+
+  it("names a database file it cannot write", () => {
+    const directory = join(root, "file-read-only");
+    mkdirSync(directory);
+    chmodSync(directory, 0o777);
+    writeFileSync(join(directory, "plants.db"), "");
+    chmodSync(join(directory, "plants.db"), 0o444);
+    const result = start({ DATABASE_URL: `sqlite:${join(directory, "plants.db")}` });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /^plantstore: could not start: cannot open the SQLite database \S+: the file is not readable and writable/,
+    );
+  });
+
+  it.runIf(unprivilegedPortStart() > 1)("says a privileged port is not allowed", () => {
+    const directory = join(root, "writable");
+    mkdirSync(directory);
+    chmodSync(directory, 0o777);
+    const result = start({ DATABASE_URL: `sqlite:${join(directory, "plants.db")}`, PORT: "1" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      "plantstore: not allowed to listen on 127.0.0.1:1 (a port below 1024 needs privileges)\n",
+    );
+  });
+});
