@@ -1,5 +1,6 @@
 /** Environment → validated configuration. A bad value is one line naming the variable, never a stack trace. */
 import { webhookSecretKey } from "@plantstore/contract/webhook-signature";
+import { defaultDatabasePath } from "./default-database.js";
 import { parseTokenEntry } from "./tokens/scopes.js";
 import { DEFAULT_RETRY_DELAYS_SECONDS } from "./webhooks/schedule.js";
 
@@ -39,7 +40,8 @@ export interface RateLimit {
   windowSeconds: number;
 }
 
-const DEFAULT_DATABASE_URL = "sqlite:./data/plantstore.db";
+/** One place whatever the working directory (see defaultDatabasePath). */
+const DEFAULT_DATABASE_URL = `sqlite:${defaultDatabasePath()}`;
 
 export const defaultConfig: Readonly<Config> = {
   host: "127.0.0.1",

@@ -8,7 +8,7 @@ import { firstRunTokenNotice } from "./tokens/first-run-token.js";
 import { callableUrl, tokensCommand } from "./admin/command-line.js";
 import { runTokensCommand } from "./admin/tokens-command.js";
 import { runWebhooksCommand } from "./admin/webhooks-command.js";
-import type { Storage } from "./store/storage.js";
+import { describeDatabase, type Storage } from "./store/storage.js";
 
 function fail(message: string): never {
   process.stderr.write(`plantstore: ${message}\n`);
@@ -58,23 +58,33 @@ async function serve(config: Config): Promise<void> {
   process.on("unhandledRejection", crash);
 }
 
-/** The admin commands: each opens the configured storage, does its work, closes it. */
-const ADMIN_COMMANDS: Record<string, (args: string[], storage: Storage) => Promise<number>> = {
+/**
+ * The admin commands: each opens the configured storage when it first needs it, says which
+ * database that is (on standard error: standard output is the command's result), does its work,
+ * and closes it.
+ */
+type AdminCommand = (args: string[], open: () => Promise<Storage>) => Promise<number>;
+const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   tokens: runTokensCommand,
   webhooks: runWebhooksCommand,
 };
 
-async function admin(config: Config, command: (args: string[], storage: Storage) => Promise<number>, args: string[]) {
-  const storage = await openStorage(config.databaseUrl, {
-    poolMax: 1,
-    connectionTimeoutMs: config.pgConnectionTimeoutMs,
-    idleTimeoutMs: config.pgIdleTimeoutMs,
-    logger: createLogger("silent"),
-  });
+async function admin(config: Config, name: string, command: AdminCommand, args: string[]) {
+  let opening: Promise<Storage> | undefined;
+  const open = () =>
+    (opening ??= openStorage(config.databaseUrl, {
+      poolMax: 1,
+      connectionTimeoutMs: config.pgConnectionTimeoutMs,
+      idleTimeoutMs: config.pgIdleTimeoutMs,
+      logger: createLogger("silent"),
+    }).then((storage) => {
+      process.stderr.write(`plantstore-server ${name}: ${describeDatabase(storage)}\n`);
+      return storage;
+    }));
   try {
-    process.exitCode = await command(args, storage);
+    process.exitCode = await command(args, open);
   } finally {
-    await storage.close();
+    if (opening !== undefined) await (await opening).close();
   }
 }
 
@@ -87,7 +97,7 @@ try {
 const [command, ...args] = process.argv.slice(2);
 const adminCommand =
   command !== undefined && Object.hasOwn(ADMIN_COMMANDS, command) ? ADMIN_COMMANDS[command] : undefined;
-const run = command === undefined ? serve(config) : adminCommand && admin(config, adminCommand, args);
+const run = command === undefined ? serve(config) : adminCommand && admin(config, command, adminCommand, args);
 if (run === undefined) fail(`unknown command "${command}"; usage: main.js [tokens … | webhooks …]`);
 run.catch((error: unknown) => {
   const { code, syscall } = error as NodeJS.ErrnoException;

@@ -11,14 +11,20 @@ const USAGE = `usage: plantstore-server tokens <command>
   revoke <id>                           revoke a token; running servers refuse it within a second`;
 
 /** `tokens list | create | revoke`: token administration against the configured DATABASE_URL. Exit codes: 0, 1 (no such token), 2 (usage). */
-export async function runTokensCommand(args: string[], storage: Storage, out = process.stdout): Promise<number> {
+export async function runTokensCommand(
+  args: string[],
+  open: () => Promise<Storage>,
+  out = process.stdout,
+): Promise<number> {
+  // Storage is opened once the command is known to be well formed (bad usage needs no database).
+  const tokens = async () => (await open()).tokens;
   return runAdminCommand("tokens", USAGE, async () => {
     const { positionals, values } = parseCommand(args, { scopes: { type: "string" } });
     const [command, argument, extra] = positionals;
     if (extra !== undefined || (values.scopes !== undefined && command !== "create")) throw new UsageError("");
     switch (command) {
       case "list": {
-        for (const token of await storage.tokens.list()) {
+        for (const token of await (await tokens()).list()) {
           const state = token.revokedAt ? `revoked ${token.revokedAt}` : "active";
           out.write(
             `${token.id}\t${token.label}\t${formatScopes(token.scopes)}\tcreated ${token.createdAt}\t${state}\n`,
@@ -34,7 +40,7 @@ export async function runTokensCommand(args: string[], storage: Storage, out = p
           throw new UsageError(`--scopes: ${(error as Error).message}`);
         }
         const token = generateToken();
-        const info = await storage.tokens.add(hashToken(token), argument ?? "cli", scopes);
+        const info = await (await tokens()).add(hashToken(token), argument ?? "cli", scopes);
         out.write(`${token}\n`);
         process.stderr.write(
           `created token ${info.id} (${info.label}) with scopes ${formatScopes(info.scopes)}; it is shown only this once\n`,
@@ -43,7 +49,7 @@ export async function runTokensCommand(args: string[], storage: Storage, out = p
       }
       case "revoke": {
         if (argument === undefined || !/^\d+$/.test(argument)) throw new UsageError("");
-        if (await storage.tokens.revoke(Number(argument))) {
+        if (await (await tokens()).revoke(Number(argument))) {
           process.stderr.write(`revoked token ${argument}\n`);
           return 0;
         }

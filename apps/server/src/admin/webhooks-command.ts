@@ -52,8 +52,13 @@ function urlOf(text: string | undefined): string {
  * DATABASE_URL. Running servers see endpoint changes at once (events and claims read the table).
  * Exit codes: 0, 1 (no such endpoint or delivery), 2 (usage).
  */
-export async function runWebhooksCommand(args: string[], storage: Storage, out = process.stdout): Promise<number> {
-  const { webhooks } = storage;
+export async function runWebhooksCommand(
+  args: string[],
+  open: () => Promise<Storage>,
+  out = process.stdout,
+): Promise<number> {
+  // Storage is opened once the command is known to be well formed (bad usage needs no database).
+  const webhooks = async () => (await open()).webhooks;
   return runAdminCommand("webhooks", USAGE, async () => {
     const { positionals, values } = parseCommand(args, {
       events: { type: "string" },
@@ -67,8 +72,8 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       throw new UsageError("");
     switch (command) {
       case "add": {
-        const secret = generateSecret();
-        const endpoint = await webhooks.addEndpoint(urlOf(argument), eventsOf(values.events), secret);
+        const [url, events, secret] = [urlOf(argument), eventsOf(values.events), generateSecret()];
+        const endpoint = await (await webhooks()).addEndpoint(url, events, secret);
         out.write(`${secret}\n`);
         process.stderr.write(
           `added webhook endpoint ${endpoint.id} for ${endpoint.events.join(", ")}; its secret is shown only this once\n`,
@@ -77,7 +82,7 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       }
       case "list": {
         if (argument !== undefined) throw new UsageError("");
-        for (const endpoint of await webhooks.listEndpoints()) {
+        for (const endpoint of await (await webhooks()).listEndpoints()) {
           const state = endpoint.disabledAt ? `disabled ${endpoint.disabledAt} (${endpoint.disabledReason})` : "active";
           out.write(`${endpoint.id}\t${endpoint.url}\t${endpoint.events.join(" ")}\t${endpoint.source}\t${state}\n`);
         }
@@ -85,7 +90,7 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       }
       case "remove": {
         const id = idOf(argument);
-        if (await webhooks.removeEndpoint(id)) {
+        if (await (await webhooks()).removeEndpoint(id)) {
           process.stderr.write(`removed webhook endpoint ${id}\n`);
           return 0;
         }
@@ -95,7 +100,7 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       case "rotate-secret": {
         const id = idOf(argument);
         const secret = generateSecret();
-        if (await webhooks.rotateSecret(id, secret, Date.now() + ROTATION_OVERLAP_MS)) {
+        if (await (await webhooks()).rotateSecret(id, secret, Date.now() + ROTATION_OVERLAP_MS)) {
           out.write(`${secret}\n`);
           process.stderr.write(`new secret for webhook endpoint ${id}; the previous one also signs for 24 hours\n`);
           return 0;
@@ -106,7 +111,7 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       case "deliveries": {
         if (argument !== undefined) throw new UsageError("");
         const limit = values.limit === undefined ? 100 : idOf(values.limit);
-        for (const d of await webhooks.listDeliveries({ failedOnly: values.failed === true, limit })) {
+        for (const d of await (await webhooks()).listDeliveries({ failedOnly: values.failed === true, limit })) {
           const last = d.lastStatus !== undefined ? `status ${d.lastStatus}` : (d.lastError ?? "");
           out.write(
             `${d.delivery}\t${d.eventId}\t${d.type}\tendpoint ${d.endpoint}\t${d.state}\t${d.attempts} attempt(s)\t${d.at}\t${last}\n`,
@@ -116,7 +121,7 @@ export async function runWebhooksCommand(args: string[], storage: Storage, out =
       }
       case "redeliver": {
         const id = idOf(argument);
-        if (await webhooks.redeliver(id)) {
+        if (await (await webhooks()).redeliver(id)) {
           process.stderr.write(`delivery ${id} will be sent again\n`);
           return 0;
         }

@@ -236,6 +236,11 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/** The database storage uses, for people: "SQLite database /path/plantstore.db" or "PostgreSQL database postgres://user@host:5432/db" (never a password). */
+export function describeDatabase(storage: Pick<Storage, "kind" | "location">): string {
+  return `${storage.kind === "sqlite" ? "SQLite" : "PostgreSQL"} database ${storage.location}`;
+}
+
 /**
  * Storage cannot serve this right now (database down, connection lost), and nothing was changed:
  * answered as 503 STORAGE_UNAVAILABLE.
