@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { exactIntegerOf, MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";
+import {
+  exactIntegerOf,
+  MalformedJsonError,
+  MAX_ID_LITERAL_LENGTH,
+  MAX_JSON_DEPTH,
+  parseExactJson,
+  stringifyExactJson,
+} from "./exact-json.js";
 
 describe("exactIntegerOf", () => {
   it.each([
@@ -35,6 +42,12 @@ describe("exactIntegerOf", () => {
     expect(exactIntegerOf("1e400")).toBe(2n ** 64n);
     expect(exactIntegerOf("-1e999999999999")).toBe(-(2n ** 64n));
     expect(exactIntegerOf("123456789012345678901234567890")).toBe(2n ** 64n);
+    expect(exactIntegerOf(`1${"0".repeat(100_000)}1`)).toBe(2n ** 64n);
+    expect(exactIntegerOf(`1.${"0".repeat(100_000)}1`)).toBeNaN();
+  });
+
+  it.each([[""], ["-"], ["1."], [".5"], ["1e"], ["1e+"], ["1x"], ["1.5.5"]])("%s is not a number", (literal) => {
+    expect(exactIntegerOf(literal)).toBeNaN();
   });
 });
 
@@ -62,12 +75,21 @@ describe("parseExactJson", () => {
     });
   });
 
-  it("decodes escaped keys and takes the last duplicate, as JSON.parse does", () => {
-    expect(parseExactJson('{"\\u0069d":1,"id":9007199254740993}')).toEqual({ id: 9007199254740993n });
-    expect(parseExactJson('{"id":9007199254740993,"\\u0069d":3}')).toEqual({ id: 3n });
-    expect(parseExactJson('{"id":1,"id":"x"}')).toEqual({ id: "x" });
-    expect(parseExactJson('{"a":{"id":1},"a":{"id":9007199254740993}}')).toEqual({ a: { id: 9007199254740993n } });
-    expect(parseExactJson('{"a":{"id":1},"a":[{"id":2}]}')).toEqual({ a: [{ id: 2n }] });
+  it("decodes escaped names", () => {
+    expect(parseExactJson('{"\\u0069d":9007199254740993}')).toEqual({ id: 9007199254740993n });
+    expect(parseExactJson('{"a":{"x":1},"b":{"x":2}}')).toEqual({ a: { x: 1 }, b: { x: 2 } });
+  });
+
+  it.each([
+    ['{"id":1,"name":"a","id":2}', "id"],
+    ['{"\\u0069d":1,"id":9007199254740993}', "id"],
+    ['{"id":1,"id":"x"}', "id"],
+    ['{"a":{"id":1},"a":{"id":9007199254740993}}', "a"],
+    ['[1,{"data":{"name":"a","tag":null,"name":"b"}}]', "name"],
+    ['{"__proto__":1,"__proto__":2}', "__proto__"],
+  ])("refuses a member name an object already has, at any level: %s", (text, name) => {
+    expect(() => parseExactJson(text)).toThrow(MalformedJsonError);
+    expect(() => parseExactJson(text)).toThrow(`the member "${name}" appears twice in one object`);
   });
 
   it("handles whitespace everywhere", () => {
@@ -91,8 +113,52 @@ describe("parseExactJson", () => {
     expect((parseExactJson('{"id":1.0000000000000001}') as { id: unknown }).id).toBeNaN();
   });
 
-  it("throws MalformedJsonError on bad JSON", () => {
+  it("throws MalformedJsonError on bad JSON, saying where", () => {
     expect(() => parseExactJson('{"id":')).toThrow(MalformedJsonError);
+    expect(() => parseExactJson('{"id":')).toThrow("unexpected end of input at position 6");
+    expect(() => parseExactJson('{"id":1,}')).toThrow('unexpected character "}" at position 8');
+    for (const text of [
+      "",
+      " ",
+      "01",
+      "1.",
+      ".5",
+      "+1",
+      "1e",
+      "-",
+      "NaN",
+      "[1,]",
+      '"\\x"',
+      '"\u0001"',
+      "tru",
+      "{'a':1}",
+    ]) {
+      expect(() => parseExactJson(text), text).toThrow(MalformedJsonError);
+    }
+  });
+
+  it(`accepts nesting ${MAX_JSON_DEPTH} deep and refuses deeper, at any depth, without recursion`, () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    expect(() => parseExactJson(nested(MAX_JSON_DEPTH))).not.toThrow();
+    expect(() => parseExactJson(`{"a":${nested(MAX_JSON_DEPTH - 1)}}`)).not.toThrow();
+    const refusal = `nested deeper than ${MAX_JSON_DEPTH} levels at position ${MAX_JSON_DEPTH}`;
+    expect(() => parseExactJson(nested(MAX_JSON_DEPTH + 1))).toThrow(refusal);
+    // Far deeper than any call stack: refused in the reader's words, not a RangeError.
+    expect(() => parseExactJson(nested(1_000_000))).toThrow(refusal);
+    expect(() => parseExactJson(`${'{"a":'.repeat(1_000_000)}1${"}".repeat(1_000_000)}`)).toThrow(MalformedJsonError);
+  });
+
+  it(`refuses an id written in more than ${MAX_ID_LITERAL_LENGTH} characters, before any arithmetic`, () => {
+    const longest = `5.${"0".repeat(MAX_ID_LITERAL_LENGTH - 2)}`;
+    expect(parseExactJson(`{"id":${longest}}`)).toEqual({ id: 5n });
+    expect(() => parseExactJson(`{"id":${longest}0}`)).toThrow(
+      `the number of member "id" at position 6 is ${MAX_ID_LITERAL_LENGTH + 1} characters long; an id is at most ${MAX_ID_LITERAL_LENGTH}`,
+    );
+    // A long zero run ending in another digit (quadratic in a backtracking regular expression).
+    expect(() => parseExactJson(`{"id":1${"0".repeat(1_000_000)}1}`)).toThrow(MalformedJsonError);
+    // Numbers elsewhere are JSON.parse's, whatever their length.
+    const long = `1${"0".repeat(400)}1`;
+    expect(parseExactJson(`{"n":${long}}`)).toEqual({ n: JSON.parse(long) as number });
   });
 });
 

@@ -38,4 +38,10 @@ export {
   webhookEventBody,
   type WebhookEventType,
 } from "./webhooks.js";
-export { MalformedJsonError, parseExactJson, stringifyExactJson } from "./exact-json.js";
+export {
+  MalformedJsonError,
+  MAX_ID_LITERAL_LENGTH,
+  MAX_JSON_DEPTH,
+  parseExactJson,
+  stringifyExactJson,
+} from "./exact-json.js";

@@ -53,7 +53,7 @@ const OPERATION_CODES: Record<OperationId, ErrorCodeName[]> = {
 
 /** A message the server really sends with each code, for the examples. */
 const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
-  MALFORMED_JSON: "the body is not valid JSON: Unexpected end of JSON input",
+  MALFORMED_JSON: "the body is not valid JSON: unexpected end of input at position 18",
   VALIDATION_FAILED: "name: must be at most 256 characters",
   EMPTY_BODY: "the body is empty; send a NewPlant as JSON",
   BAD_REQUEST: "the HTTP request is malformed",
