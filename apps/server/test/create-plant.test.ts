@@ -56,10 +56,14 @@ describe.each(testBackends())("POST /plants on $name", (backend) => {
       expect(await server.storage.plants.find(id)).toEqual({ id, name: `edge ${id}` });
     });
 
-    it("accepts an integer written with a fraction or exponent (5.0, 1E2)", async () => {
+    it("accepts an integer written with a fraction or exponent (5.0, 1E2), up to 64 characters", async () => {
       const base = freshId() * 1000n;
       expect((await server.post(`{"id":${base}.000,"name":"x"}`)).status).toBe(200);
       expect(await server.storage.plants.find(base)).toBeDefined();
+      const long = `${base + 1n}.${"0".repeat(63 - String(base).length)}`;
+      expect(long).toHaveLength(64);
+      expect((await server.post(`{"id":${long},"name":"x"}`)).status).toBe(200);
+      expect(await server.storage.plants.find(base + 1n)).toBeDefined();
     });
 
     it("accepts the longest name and tag, counted in characters", async () => {
@@ -125,6 +129,27 @@ describe.each(testBackends())("POST /plants on $name", (backend) => {
     it.each([
       ["malformed JSON", '{"id": 1, "name": ', 400, ErrorCode.MALFORMED_JSON, /not valid JSON/],
       ["a trailing comma", '{"id": 1, "name": "a",}', 400, ErrorCode.MALFORMED_JSON, /JSON/],
+      [
+        "a repeated member",
+        '{"id":1,"name":"a","id":2}',
+        400,
+        ErrorCode.MALFORMED_JSON,
+        /^the body is not valid JSON: the member "id" appears twice in one object \(at position 19\)$/,
+      ],
+      [
+        "nesting 16 KB deep",
+        `${"[".repeat(8192)}${"]".repeat(8192)}`,
+        400,
+        ErrorCode.MALFORMED_JSON,
+        /^the body is not valid JSON: nested deeper than 64 levels at position 64$/,
+      ],
+      [
+        "an id written in 65 characters",
+        `{"id":1.${"0".repeat(63)},"name":"a"}`,
+        400,
+        ErrorCode.MALFORMED_JSON,
+        /^the body is not valid JSON: the number of member "id" at position 6 is 65 characters long; an id is at most 64$/,
+      ],
       ["whitespace only", "   ", 400, ErrorCode.EMPTY_BODY, /required/],
       ["an array", "[]", 400, ErrorCode.VALIDATION_FAILED, /body: must be a JSON object/],
       ["null", "null", 400, ErrorCode.VALIDATION_FAILED, /body: must be a JSON object/],
