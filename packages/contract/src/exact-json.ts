@@ -189,7 +189,7 @@ class Reader {
   private readName(object: Record<string, unknown>): string {
     if (this.text.charCodeAt(this.i) !== QUOTE) throw this.unexpected();
     const at = this.i;
-    const name = this.readString();
+    const name = this.knownName() ?? this.readString();
     if (Object.hasOwn(object, name)) {
       throw new MalformedJsonError(`the member ${quoted(name)} appears twice in one object (at position ${at})`);
     }
@@ -198,6 +198,23 @@ class Reader {
     this.i++;
     this.skipWhitespace();
     return name;
+  }
+
+  /**
+   * `i` is at a name's opening quote: the name when it is one of KNOWN_NAMES spelled plainly, `i`
+   * past it. A name sliced from the text is a new string that every store and lookup hashes
+   * again; a constant is hashed once (a minimal create: 6,200 → 5,300 instructions a parse).
+   */
+  private knownName(): string | undefined {
+    const text = this.text;
+    for (const name of KNOWN_NAMES) {
+      const end = this.i + name.length + 1;
+      if (text.charCodeAt(end) === QUOTE && text.startsWith(name, this.i + 1)) {
+        this.i = end + 1;
+        return name;
+      }
+    }
+    return undefined;
   }
 
   private readScalar(isId: boolean): unknown {
@@ -291,6 +308,9 @@ class Reader {
     return new MalformedJsonError(`unexpected character ${quoted(this.text[at]!)} at position ${at}`);
   }
 }
+
+/** The member names of our own messages (NewPlant, a page, an Error, a webhook event). */
+const KNOWN_NAMES = ["id", "name", "tag", "items", "next", "error", "message", "type", "timestamp", "data"];
 
 const LITERALS: ReadonlyArray<readonly [string, unknown]> = [
   ["true", true],
