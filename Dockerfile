@@ -32,21 +32,24 @@ RUN npm install --global --no-fund --no-audit --no-update-notifier \
       "$(node -p 'require("./package.json").packageManager')"
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 COPY --from=manifests /manifests ./
-RUN pnpm install --frozen-lockfile --filter "@plantstore/server..."
+RUN pnpm install --frozen-lockfile --filter "@plantstore/server..." --filter "@plantstore/web..."
 COPY . .
-# The server and the workspace packages it uses, built; then its production dependencies alone in
-# /out (from the lockfile and the store, nothing resolved anew). better-sqlite3 keeps its compiled
-# addon there; its sources and object files stay behind.
-RUN pnpm --filter "@plantstore/server..." run build \
+# The server and the web app it serves at / (with the workspace packages they use), built. Then, as
+# in the repository (the server finds the app's files at ../web/dist): the server with its production
+# dependencies alone (from the lockfile and the store, nothing resolved anew) and the app's static
+# files, in /out. better-sqlite3 keeps its compiled addon; its sources and object files stay behind.
+RUN pnpm --filter "@plantstore/server..." --filter "@plantstore/web..." run build \
  && pnpm --offline --frozen-lockfile --filter @plantstore/server --config.inject-workspace-packages=true \
-      deploy --prod /out \
- && cd /out/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3 \
+      deploy --prod /out/apps/server \
+ && mkdir -p /out/apps/web \
+ && cp -r apps/web/dist /out/apps/web/dist \
+ && cd /out/apps/server/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3 \
  && mv build/Release/better_sqlite3.node /tmp/ \
  && rm -rf build deps src \
  && mkdir -p build/Release \
  && mv /tmp/better_sqlite3.node build/Release/
 
-# ---- runtime: node, the built server and its production dependencies; nothing else ----
+# ---- runtime: node, the built server, its production dependencies, the web app; nothing else ----
 FROM ${NODE_IMAGE} AS runtime
 ARG VERSION=1.0.0
 ARG SOURCE_URL=""
@@ -73,4 +76,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Exec form: node is PID 1 and receives SIGTERM itself. Arguments after the image name are the
 # server's command line (`tokens create ci`, `webhooks list`).
-ENTRYPOINT ["node", "/usr/src/app/dist/main.js"]
+ENTRYPOINT ["node", "/usr/src/app/apps/server/dist/main.js"]

@@ -98,13 +98,21 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
       "-c",
       [
         "for tool in gcc cc g++ make python3 tsc; do command -v $tool; done",
-        "ls /usr/src/app/node_modules/.pnpm | grep -E '^(typescript|vitest|@vitest|eslint|@types|playwright|ajv)@' || true",
+        "ls /usr/src/app/apps/server/node_modules/.pnpm | grep -E '^(typescript@|vitest@|@vitest\\+|eslint@|vite@|esbuild@|playwright)' || true",
         "find / -xdev -name .git -print 2>/dev/null",
-        "find /usr/src/app -path /usr/src/app/node_modules -prune -o \\( -name '*.test.*' -o -name '*.ts' ! -name '*.d.ts' \\) -print",
-        "ls /usr/src/app",
+        "find /usr/src/app -name node_modules -prune -o \\( -name '*.test.*' -o -name '*.ts' ! -name '*.d.ts' \\) -print",
+        "cd /usr/src/app && ls -d apps/* apps/server/* apps/web/*",
       ].join("; "),
     );
-    expect(found.split("\n")).toEqual(["dist", "node_modules", "package.json", "pnpm-lock.yaml"]);
+    expect(found.split("\n")).toEqual([
+      "apps/server",
+      "apps/server/dist",
+      "apps/server/node_modules",
+      "apps/server/package.json",
+      "apps/server/pnpm-lock.yaml",
+      "apps/web",
+      "apps/web/dist",
+    ]);
   });
 
   it("is labelled, runs node as a non-root user, and exposes 3000", async () => {
@@ -140,6 +148,9 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
     const created = await call(url, "POST", "/plants", token, { id: BIG_ID, name: "Fern" });
     expect(created.status).toBe(200);
     expect(await waitFor("a healthy container", async () => (await engine.health(server)) === "healthy")).toBe(true);
+    // The web app is in the image: / serves its page.
+    const page = await fetch(`${url}/`);
+    expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
     expect(await stop(server)).toBe(0);
     expect(await engine.logs(server)).toMatch(/"clean":true,"msg":"stopped"/);
   });
