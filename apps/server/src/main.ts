@@ -70,6 +70,12 @@ const ADMIN_COMMANDS: Record<string, AdminCommand> = {
 };
 
 async function admin(config: Config, name: string, command: AdminCommand, args: string[]) {
+  // A reader that stops early (`tokens list | head -1`) closes the pipe: end quietly, as Unix tools
+  // do, rather than with Node's stack trace for the unhandled EPIPE.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    fail(`could not write to standard output: ${error.message}`);
+  });
   let opening: Promise<Storage> | undefined;
   const open = () =>
     (opening ??= openStorage(config.databaseUrl, {
