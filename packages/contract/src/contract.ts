@@ -1,7 +1,8 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
+import { IfMatchHeader, IfNoneMatchHeader } from "./conditional.js";
 import { ErrorBody } from "./error.js";
-import { LIST_LIMIT_MAX, ListPlantsQuery, NewPlant, Plant, PlantIdPath, StoredPlant } from "./plant.js";
+import { LIST_LIMIT_MAX, ListPlantsQuery, NewPlant, Plant, PlantIdPath, PlantUpdate, StoredPlant } from "./plant.js";
 import type { OperationMetadata } from "./scopes.js";
 
 const c = initContract();
@@ -49,9 +50,11 @@ export const plantStoreContract = c.router(
       method: "GET",
       path: "/plants/:id",
       summary: "Read a plant",
-      description: "Answers the stored plant with its id. An id no plant has is a 404 PLANT_NOT_FOUND.",
+      description:
+        "Answers the stored plant with its id, and its strong ETag: pass it as If-Match to a PUT or DELETE to change the plant only if nobody else changed it since. With If-None-Match naming the current ETag, the answer is 304 with no body. An id no plant has is a 404 PLANT_NOT_FOUND.",
       pathParams: byId,
-      responses: { 200: StoredPlant, ...failures, 404: ErrorBody },
+      headers: z.object({ "if-none-match": IfNoneMatchHeader }),
+      responses: { 200: StoredPlant, 304: c.noBody(), ...failures, 404: ErrorBody },
     },
     listPlants: {
       metadata: needs("plants:read"),
@@ -63,15 +66,28 @@ export const plantStoreContract = c.router(
       query: ListPlantsQuery,
       responses: { 200: z.array(StoredPlant).max(LIST_LIMIT_MAX), ...failures },
     },
+    updatePlant: {
+      metadata: needs("plants:write"),
+      method: "PUT",
+      path: "/plants/:id",
+      summary: "Edit a plant",
+      description:
+        "Replaces the plant's name and tag (a body without `tag` removes the tag) and answers the stored plant with its new ETag, once the change is durably stored. A PUT that changes nothing is a 200 that writes nothing (and sends no event), so repeating a PUT is safe. With If-Match, the change is made only if the plant's current ETag is one named (`*`: only if the plant exists); otherwise 412 PRECONDITION_FAILED and nothing changes: send the ETag you read, so that an edit someone else made meanwhile is not overwritten. An id no plant has is a 404 PLANT_NOT_FOUND (a PUT never creates: POST /plants does). After an edit, a create with the plant's id compares with the plant as it is now.",
+      pathParams: byId,
+      headers: z.object({ "if-match": IfMatchHeader }),
+      body: PlantUpdate,
+      responses: { 200: StoredPlant, ...failures, 404: ErrorBody, 412: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+    },
     deletePlant: {
       metadata: needs("plants:write"),
       method: "DELETE",
       path: "/plants/:id",
       summary: "Delete a plant",
       description:
-        "Deletes the plant. The 204 answer is sent only once the deletion is durable; afterwards the id is free, and a create with it makes a new plant. An id no plant has is a 404 PLANT_NOT_FOUND.",
+        "Deletes the plant. The 204 answer is sent only once the deletion is durable; afterwards the id is free, and a create with it makes a new plant. With If-Match, only if the plant's current ETag is one named (`*`: only if it exists); otherwise 412 PRECONDITION_FAILED and nothing changes. An id no plant has is a 404 PLANT_NOT_FOUND.",
       pathParams: byId,
-      responses: { 204: c.noBody(), ...failures, 404: ErrorBody },
+      headers: z.object({ "if-match": IfMatchHeader }),
+      responses: { 204: c.noBody(), ...failures, 404: ErrorBody, 412: ErrorBody },
     },
   },
   { strictStatusCodes: true },

@@ -15,7 +15,7 @@ export const ErrorCode = {
   EMPTY_BODY: 40003,
   /** The HTTP request itself is malformed (bad framing, bad header). */
   BAD_REQUEST: 40004,
-  /** A path or query parameter is invalid, repeated or unknown; the message names it. */
+  /** A path, query or header parameter is invalid, repeated or unknown; the message names it. */
   INVALID_PARAMETER: 40005,
   /** No `Authorization: Bearer …` credential was sent. */
   MISSING_CREDENTIAL: 40101,
@@ -35,6 +35,11 @@ export const ErrorCode = {
   REQUEST_TIMEOUT: 40801,
   /** A plant with this id already exists with a different name or tag. */
   ID_CONFLICT: 40901,
+  /**
+   * `If-Match` named no ETag the plant has now (someone else changed it since it was read), or the
+   * plant does not exist; nothing was changed. Read the plant again, and decide again.
+   */
+  PRECONDITION_FAILED: 41201,
   /** The body is larger than the server's limit. */
   BODY_TOO_LARGE: 41301,
   /** The body is not `application/json` in UTF-8, or is content-encoded. */

@@ -1,5 +1,13 @@
 export { plantStoreContract, type PlantStoreContract } from "./contract.js";
 export {
+  ETAG_HEADER,
+  IfMatchHeader,
+  IfNoneMatchHeader,
+  parseEntityTags,
+  quoteEntityTag,
+  type EntityTags,
+} from "./conditional.js";
+export {
   ErrorBody,
   ErrorCode,
   ERROR_MESSAGE_MAX_LENGTH,
@@ -23,6 +31,7 @@ export {
   PlantIdPath,
   PlantName,
   PlantTag,
+  PlantUpdate,
   StoredPlant,
   TAG_MAX_LENGTH,
   type NewPlantInput,
@@ -32,6 +41,7 @@ export {
   isWebhookEventType,
   PlantCreatedEvent,
   PlantDeletedEvent,
+  PlantUpdatedEvent,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADERS,
   WebhookEvent,

@@ -8,8 +8,8 @@ import { plantStoreContract } from "./contract.js";
 import { ErrorBody, ErrorCode } from "./error.js";
 import { parseExactJson } from "./exact-json.js";
 import { generateOpenApi30Document, generateOpenApi31Document, serializeOpenApiDocument } from "./openapi.js";
-import { NewPlant, Plant, StoredPlant } from "./plant.js";
-import { PlantCreatedEvent, PlantDeletedEvent } from "./webhooks.js";
+import { NewPlant, Plant, PlantUpdate, StoredPlant } from "./plant.js";
+import { PlantCreatedEvent, PlantDeletedEvent, PlantUpdatedEvent } from "./webhooks.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -117,7 +117,10 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
         expect(response.headers["X-Request-Id"], where).toBeDefined();
         if (status === "429" || status === "503") expect(response.headers["Retry-After"], where).toBeDefined();
         if (status === "401" || status === "403") expect(response.headers["WWW-Authenticate"], where).toBeDefined();
-        if (status === "204") continue;
+        if (status === "200" && /^(get|update)Plant$/.test(operation.operationId as string)) {
+          expect(response.headers.ETag, where).toBeDefined();
+        }
+        if (status === "204" || status === "304") continue;
         const media = response.content["application/json"];
         expect(media.example, where).toBeDefined();
         if (status.startsWith("2")) continue;
@@ -137,9 +140,29 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect(document.paths["/plants"].get.responses["200"].headers.RateLimit).toBeDefined();
   });
 
-  it(`documents plant.created and plant.deleted under ${webhooksKey}, with their payloads and signature headers`, () => {
+  it("documents ETags and conditions: ETag on reads and edits, If-None-Match and 304 on GET, If-Match and 412 on PUT and DELETE", () => {
+    const plant = document.paths["/plants/{id}"] as Json;
+    const headerParameters = (operation: Json) =>
+      (operation.parameters as Json[]).filter((parameter) => parameter.in === "header").map(({ name }) => name);
+    expect(headerParameters(plant.get)).toEqual(["If-None-Match"]);
+    expect(headerParameters(plant.put)).toEqual(["If-Match"]);
+    expect(headerParameters(plant.delete)).toEqual(["If-Match"]);
+    expect(plant.get.responses["304"].headers.ETag).toBeDefined();
+    expect(plant.put.responses["200"].headers.ETag).toBeDefined();
+    expect(plant.put.responses["412"].content["application/json"].example.error).toBe(ErrorCode.PRECONDITION_FAILED);
+    expect(plant.delete.responses["412"]).toBeDefined();
+    expect(plant.put.requestBody.content["application/json"].schema).toEqual({
+      $ref: "#/components/schemas/PlantUpdate",
+    });
+    // Every status the issue of the edit names, no fewer and no more.
+    expect(Object.keys(plant.put.responses).sort()).toEqual(
+      ["200", "400", "401", "403", "404", "408", "412", "413", "415", "429", "431", "500", "503"].sort(),
+    );
+  });
+
+  it(`documents plant.created, plant.updated and plant.deleted under ${webhooksKey}, with their payloads and signature headers`, () => {
     const events = document[webhooksKey] as Json;
-    expect(Object.keys(events).sort()).toEqual(["plant.created", "plant.deleted"]);
+    expect(Object.keys(events).sort()).toEqual(["plant.created", "plant.deleted", "plant.updated"]);
     for (const [type, item] of Object.entries(events)) {
       const post = item.post as Json;
       const schemaName = post.requestBody.content["application/json"].schema.$ref.split("/").pop();
@@ -160,6 +183,8 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect(StoredPlant.safeParse(exampleOf(schemas.StoredPlant)).success).toBe(true);
     expect(PlantCreatedEvent.safeParse(exampleOf(schemas.PlantCreatedEvent)).success).toBe(true);
     expect(PlantDeletedEvent.safeParse(exampleOf(schemas.PlantDeletedEvent)).success).toBe(true);
+    expect(PlantUpdatedEvent.safeParse(exampleOf(schemas.PlantUpdatedEvent)).success).toBe(true);
+    expect(PlantUpdate.safeParse(exampleOf(schemas.PlantUpdate)).success).toBe(true);
   });
 
   it("lists every ErrorCode once in the catalogue of its description, with its HTTP status", () => {
@@ -185,6 +210,7 @@ describe("OpenAPI 3.1 specifics", () => {
       createPlant: [{ bearerAuth: ["plants:write"] }],
       getPlant: [{ bearerAuth: ["plants:read"] }],
       listPlants: [{ bearerAuth: ["plants:read"] }],
+      updatePlant: [{ bearerAuth: ["plants:write"] }],
       deletePlant: [{ bearerAuth: ["plants:write"] }],
     });
     for (const { operation } of operations(v30.document)) {

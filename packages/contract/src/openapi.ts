@@ -1,10 +1,19 @@
 import { generateSchema } from "@anatine/zod-openapi";
 import { generateOpenApi } from "@ts-rest/open-api";
+import type { ParameterObject, ReferenceObject } from "openapi3-ts";
 import { plantStoreContract } from "./contract.js";
 import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from "./error.js";
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
-import { PlantCreatedEvent, PlantDeletedEvent, WEBHOOK_HEADERS, type WebhookEventType } from "./webhooks.js";
+import { ETAG_HEADER } from "./conditional.js";
+import {
+  PlantCreatedEvent,
+  PlantDeletedEvent,
+  PlantUpdatedEvent,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_HEADERS,
+  type WebhookEventType,
+} from "./webhooks.js";
 
 /**
  * The OpenAPI documents for external consumers, generated from the contract: `openapi.json`
@@ -48,14 +57,25 @@ const OPERATION_CODES: Record<OperationId, ErrorCodeName[]> = {
   ],
   getPlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND"],
   listPlants: ["INVALID_PARAMETER"],
-  deletePlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND", "OUTCOME_UNKNOWN"],
+  updatePlant: [
+    "MALFORMED_JSON",
+    "VALIDATION_FAILED",
+    "EMPTY_BODY",
+    "INVALID_PARAMETER",
+    "PLANT_NOT_FOUND",
+    "PRECONDITION_FAILED",
+    "BODY_TOO_LARGE",
+    "UNSUPPORTED_MEDIA_TYPE",
+    "OUTCOME_UNKNOWN",
+  ],
+  deletePlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND", "PRECONDITION_FAILED", "OUTCOME_UNKNOWN"],
 };
 
 /** A message the server really sends with each code, for the examples. */
 const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
   MALFORMED_JSON: "the body is not valid JSON: unexpected end of input at position 18",
   VALIDATION_FAILED: "name: must be at most 256 characters",
-  EMPTY_BODY: "the body is empty; send a NewPlant as JSON",
+  EMPTY_BODY: "the body is empty; a JSON body is required",
   BAD_REQUEST: "the HTTP request is malformed",
   INVALID_PARAMETER: "id: must be a decimal integer from -9223372036854775808 to 9223372036854775807",
   MISSING_CREDENTIAL: "a bearer token is required",
@@ -67,6 +87,7 @@ const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
   METHOD_NOT_ALLOWED: "method PUT is not allowed here; allowed: GET, POST",
   REQUEST_TIMEOUT: "the body did not arrive within 10000 ms",
   ID_CONFLICT: "a plant with id 7 already exists with a different name or tag",
+  PRECONDITION_FAILED: "plant 7 has changed since it was read: its ETag is not one If-Match names",
   BODY_TOO_LARGE: "the body is larger than 16384 bytes",
   UNSUPPORTED_MEDIA_TYPE: "the body must be application/json (UTF-8)",
   RATE_LIMITED: "rate limit of 100 requests per 1 s exceeded; retry after 1 s",
@@ -84,18 +105,26 @@ const RESPONSE_DESCRIPTIONS: Record<OperationId, Record<string, string>> = {
     409: "A plant with this id already exists with a different name or tag; the stored plant is unchanged.",
   },
   getPlant: {
-    200: "The stored plant, with its id.",
-    400: "The id in the path is not a decimal int64, or the HTTP request itself is malformed.",
+    200: "The stored plant, with its id; its ETag in the ETag header.",
+    304: "If-None-Match named the plant's current ETag: the client's copy is current. No body.",
+    400: "The id in the path is not a decimal int64, If-None-Match is not a list of entity tags, or the HTTP request itself is malformed.",
     404: "No plant has this id.",
   },
   listPlants: {
     200: "A page of stored plants in ascending id order; the Link header points to the next page when there is one.",
     400: "A query parameter is invalid, repeated or unknown (the message names it), or the HTTP request itself is malformed.",
   },
+  updatePlant: {
+    200: "The stored plant after the edit (or unchanged, when the body changed nothing), with its id; its ETag in the ETag header. Sent once the change is durable.",
+    400: "The body is not valid JSON or not a valid PlantUpdate (the message names the field), the id in the path is not a decimal int64, If-Match is not a list of entity tags, or the HTTP request itself is malformed.",
+    404: "No plant has this id (and If-Match was not sent). A PUT never creates a plant.",
+    412: "If-Match named no ETag the plant has now (someone else changed it since it was read), or the plant does not exist; nothing was changed.",
+  },
   deletePlant: {
     204: "The plant was deleted, durably. No body.",
-    400: "The id in the path is not a decimal int64, or the HTTP request itself is malformed.",
-    404: "No plant has this id.",
+    400: "The id in the path is not a decimal int64, If-Match is not a list of entity tags, or the HTTP request itself is malformed.",
+    404: "No plant has this id (and If-Match was not sent).",
+    412: "If-Match named no ETag the plant has now (someone else changed it since it was read), or the plant does not exist; nothing was deleted.",
   },
 };
 
@@ -146,6 +175,10 @@ const HEADERS = {
     enum: ["created", "replayed"],
     maxLength: 8,
   }),
+  etag: header(
+    "The plant's strong entity tag (RFC 9110 §8.8.3): it changes whenever the plant's name or tag does. Send it back as If-Match to change the plant only if nobody else changed it since, or as If-None-Match to be answered 304 while it is current.",
+    text(66, '^"[A-Za-z0-9_-]{1,64}"$'),
+  ),
   nextPage: header(
     'RFC 8288: `</plants?limit=…&after=<last id>[&tag=…]>; rel="next"`, a relative reference to the next page. Present only when more plants follow.',
     text(512, '^</plants\\?[^>]{1,490}>; rel="next"$'),
@@ -160,7 +193,8 @@ function headersOf(id: OperationId, status: string): Json {
         ? { [OUTCOME_HEADER]: HEADERS.outcome }
         : id === "listPlants"
           ? { Link: HEADERS.nextPage }
-          : {},
+          : { [ETAG_HEADER]: HEADERS.etag },
+    304: { [ETAG_HEADER]: HEADERS.etag },
     401: { "WWW-Authenticate": HEADERS.unauthorized },
     403: { "WWW-Authenticate": HEADERS.forbidden },
     429: { "Retry-After": HEADERS.retryAfter },
@@ -168,7 +202,7 @@ function headersOf(id: OperationId, status: string): Json {
   };
   // 401 and 431 are answered before a token is known, so no rate-limit state goes with them.
   const rateLimited =
-    /^[24]/.test(status) && status !== "401" && status !== "431"
+    /^[234]/.test(status) && status !== "401" && status !== "431"
       ? { "RateLimit-Policy": HEADERS.rateLimitPolicy, RateLimit: HEADERS.rateLimit }
       : {};
   return { "X-Request-Id": HEADERS.requestId, ...rateLimited, ...byStatus[status] };
@@ -184,16 +218,17 @@ const catalogueTable = [
   ...errorCatalogue.map(({ code, status, name }) => `| ${code} | ${status} | ${name} |`),
 ].join("\n");
 
-const DESCRIPTION = `A plant store interface: a client adds plants to the store, reads them back one by one or page by page, and deletes them; other systems can receive an event for every change (see the webhooks).
+const DESCRIPTION = `A plant store interface: a client adds plants to the store, reads them back one by one or page by page, edits and deletes them; other systems can receive an event for every change (see the webhooks).
 
-Every operation needs an HTTP bearer token (\`Authorization: Bearer <token>\`) with the scope the operation names: \`plants:read\` to read and list, \`plants:write\` to create and delete.
+Every operation needs an HTTP bearer token (\`Authorization: Bearer <token>\`) with the scope the operation names: \`plants:read\` to read and list, \`plants:write\` to create, edit and delete.
 
 Rules the service enforces:
 - \`id\` is an exact signed 64-bit integer (-9223372036854775808 … 9223372036854775807): send it as a plain JSON integer, never as a string or fraction. Ids in every answer and every event are exact JSON integers too: **a consumer whose JSON parser rounds numbers above 2^53 (JavaScript's \`JSON.parse\`, for one) must read them losslessly** (e.g. a bigint-aware parser), or it will read a neighbouring id.
 - \`name\` is 1–${NAME_MAX_LENGTH} and \`tag\` 1–${TAG_MAX_LENGTH} Unicode characters, well-formed, without control characters; \`tag\` may be omitted but not null.
 - Unknown fields are refused (400), never silently dropped.
-- Creating an id that exists: the same name and tag is an idempotent replay (200); anything else is 409 and the stored plant is unchanged.
-- A 200 to a create and a 204 to a delete are sent only once the change is durably stored.
+- Creating an id that exists: the same name and tag as the plant has now (after any edit) is an idempotent replay (200); anything else is 409 and the stored plant is unchanged.
+- Editing (PUT) replaces the name and tag; a PUT that changes nothing writes nothing, so it is safe to repeat. Reads and edits answer a strong \`ETag\`: send it back as \`If-Match\` on PUT or DELETE so that a change someone else made since you read the plant is not overwritten (412 instead), and as \`If-None-Match\` on GET to be answered 304 while your copy is current.
+- A 200 to a create or an edit and a 204 to a delete are sent only once the change is durably stored.
 
 Every answer carries \`X-Request-Id\`. When the server has a rate limit, every answer to a valid token carries the IETF \`RateLimit-Policy\` and \`RateLimit\` headers.
 
@@ -219,6 +254,7 @@ const SUCCESS_EXAMPLES: Record<OperationId, unknown> = {
     { id: 7, name: "Monstera deliciosa", tag: "indoor" },
     { id: 9007199254740993n, name: "Ficus lyrata" },
   ],
+  updatePlant: { id: 7, name: "Monstera deliciosa", tag: "indoor" },
   deletePlant: undefined,
 };
 
@@ -266,9 +302,9 @@ function webhooks(): Json {
       schema: text(1024, "^v1,[A-Za-z0-9+/=]{1,88}( v1,[A-Za-z0-9+/=]{1,88}){0,9}$"),
     },
   ];
-  const event = (type: WebhookEventType, schema: string, summary: string) => ({
+  const event = (type: WebhookEventType, { operationId, schema, summary } = WEBHOOK_OPERATIONS[type]) => ({
     post: {
-      operationId: type === "plant.created" ? "plantCreatedWebhook" : "plantDeletedWebhook",
+      operationId,
       summary,
       description: `${summary} Sent to every endpoint subscribed to \`${type}\`, signed with its secret (Standard Webhooks), at least once: retried with backoff until a 2xx answer (410 Gone disables the endpoint).`,
       tags: ["webhooks"],
@@ -284,24 +320,49 @@ function webhooks(): Json {
       },
     },
   });
-  return {
-    "plant.created": event(
-      "plant.created",
-      "PlantCreatedEvent",
-      "A plant was added to the store (a create answered 200 created).",
-    ),
-    "plant.deleted": event(
-      "plant.deleted",
-      "PlantDeletedEvent",
-      "A plant was deleted (a delete answered 204); data is the plant as it was.",
-    ),
-  };
+  return Object.fromEntries(WEBHOOK_EVENT_TYPES.map((type) => [type, event(type)]));
 }
 
+/** Each event's webhook operation in the documents: its id, schema component and summary. */
+const WEBHOOK_OPERATIONS: Record<WebhookEventType, { operationId: string; schema: string; summary: string }> = {
+  "plant.created": {
+    operationId: "plantCreatedWebhook",
+    schema: "PlantCreatedEvent",
+    summary: "A plant was added to the store (a create answered 200 created).",
+  },
+  "plant.updated": {
+    operationId: "plantUpdatedWebhook",
+    schema: "PlantUpdatedEvent",
+    summary:
+      "A plant was edited (a PUT answered 200 and changed it); data is the plant as it is after the edit. A PUT that changed nothing sends no event.",
+  },
+  "plant.deleted": {
+    operationId: "plantDeletedWebhook",
+    schema: "PlantDeletedEvent",
+    summary: "A plant was deleted (a delete answered 204); data is the plant as it was.",
+  },
+};
+
 /** An event schema with its plant as a reference to the StoredPlant component. */
-function eventSchema(schema: typeof PlantCreatedEvent | typeof PlantDeletedEvent): Json {
+function eventSchema(schema: typeof PlantCreatedEvent | typeof PlantUpdatedEvent | typeof PlantDeletedEvent): Json {
   const generated = generateSchema(schema) as Json & { properties: Json };
   return { ...generated, properties: { ...generated.properties, data: { $ref: "#/components/schemas/StoredPlant" } } };
+}
+
+/**
+ * A header parameter under its usual spelling (`If-Match`): the contract names headers as Node
+ * hands them over, in lower case, and header names are case-insensitive. Its description moves up
+ * from its schema.
+ */
+function canonicalHeaderName(parameter: ParameterObject | ReferenceObject): ParameterObject | ReferenceObject {
+  if (!("in" in parameter) || parameter.in !== "header") return parameter;
+  const name = parameter.name.replace(
+    /(^|-)([a-z])/g,
+    (_match, dash: string, letter: string) => dash + letter.toUpperCase(),
+  );
+  // The description belongs to the parameter (as the path's id has it), not inside its schema.
+  const { description, ...schema } = (parameter.schema ?? {}) as Json;
+  return { ...parameter, name, ...(typeof description === "string" ? { description } : {}), schema };
 }
 
 /** The OpenAPI 3.0 variant, for tools that read only 3.0 (the webhooks are `x-webhooks`). */
@@ -353,6 +414,7 @@ export function generateOpenApi30Document(): Json {
         );
         return {
           ...operation,
+          parameters: operation.parameters?.map(canonicalHeaderName),
           description: `${operation.description ?? ""} Needs the scope \`${scopeOf(id)}\`.`,
           tags: ["plants"],
           security: [{ [SECURITY_SCHEME]: [] }],
@@ -365,6 +427,7 @@ export function generateOpenApi30Document(): Json {
   document.components.schemas = {
     ...document.components.schemas,
     PlantCreatedEvent: eventSchema(PlantCreatedEvent),
+    PlantUpdatedEvent: eventSchema(PlantUpdatedEvent),
     PlantDeletedEvent: eventSchema(PlantDeletedEvent),
   };
   return withInt64Bounds({ ...document, "x-webhooks": webhooks() });

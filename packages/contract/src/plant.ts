@@ -212,9 +212,29 @@ export const NewPlant = openApiMeta(
   { title: "NewPlant", example: { id: 7, name: "Monstera deliciosa", tag: "indoor" } },
 );
 
+/**
+ * The body of PUT /plants/{id}: the Plant schema (`name`, `tag` optional), the whole plant as it is
+ * to be. Unknown fields are refused, as in NewPlant; the id is the path's.
+ */
+export const PlantUpdate = openApiMeta(
+  z
+    .object({
+      name: PlantName,
+      tag: PlantTag.optional(),
+    })
+    .strict(),
+  {
+    title: "PlantUpdate",
+    description:
+      "A Plant as the body of PUT /plants/{id}: the plant's new name and tag, replacing both (a body without `tag` removes the tag). Unknown fields are refused.",
+    example: { name: "Monstera deliciosa", tag: "indoor" },
+  },
+);
+
 /** What a client passes: `id` as number or bigint. */
 export type NewPlantInput = z.input<typeof NewPlant>;
 /** What the server works with: `id` as an exact bigint. */
 export type NewPlant = z.output<typeof NewPlant>;
 export type Plant = z.output<typeof Plant>;
+export type PlantUpdate = z.output<typeof PlantUpdate>;
 export type StoredPlant = z.output<typeof StoredPlant>;

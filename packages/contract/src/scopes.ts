@@ -1,5 +1,5 @@
 /**
- * What a token may do (RFC 6750 §3.1 scopes): read plants, write (create and delete) plants, read
+ * What a token may do (RFC 6750 §3.1 scopes): read plants, write (create, edit and delete) plants, read
  * the server's metrics. Each operation of the contract names the one scope it needs.
  */
 export const SCOPES = ["plants:read", "plants:write", "metrics:read"] as const;

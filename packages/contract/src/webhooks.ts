@@ -5,10 +5,11 @@ import { StoredPlant } from "./plant.js";
 /**
  * The events Plant Store sends to webhook endpoints (Standard Webhooks: a `type`, a `timestamp` and
  * the event's `data`), signed with the headers below. `plant.created` is sent once per plant a create
- * made (never for a replay, a conflict or a failed create); `plant.deleted` once per delete that
- * answered 204, with the plant as it was.
+ * made (never for a replay, a conflict or a failed create); `plant.updated` once per edit that
+ * changed the plant, with the plant as it is after it (never for a PUT that changed nothing);
+ * `plant.deleted` once per delete that answered 204, with the plant as it was.
  */
-export const WEBHOOK_EVENT_TYPES = ["plant.created", "plant.deleted"] as const;
+export const WEBHOOK_EVENT_TYPES = ["plant.created", "plant.updated", "plant.deleted"] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export function isWebhookEventType(value: string): value is WebhookEventType {
@@ -25,6 +26,13 @@ export const WEBHOOK_HEADERS = {
   signature: "webhook-signature",
 } as const;
 
+/** Each event's schema name (its OpenAPI component). */
+const EVENT_TITLES: Record<WebhookEventType, string> = {
+  "plant.created": "PlantCreatedEvent",
+  "plant.updated": "PlantUpdatedEvent",
+  "plant.deleted": "PlantDeletedEvent",
+};
+
 const eventOf = (type: WebhookEventType, description: string) =>
   openApiMeta(
     z.object({
@@ -37,7 +45,7 @@ const eventOf = (type: WebhookEventType, description: string) =>
       data: StoredPlant,
     }),
     {
-      title: type === "plant.created" ? "PlantCreatedEvent" : "PlantDeletedEvent",
+      title: EVENT_TITLES[type],
       description,
       example: {
         type,
@@ -51,11 +59,15 @@ export const PlantCreatedEvent = eventOf(
   "plant.created",
   "A plant was added to the store (a create answered 200 created).",
 );
+export const PlantUpdatedEvent = eventOf(
+  "plant.updated",
+  "A plant was edited (a PUT answered 200 and changed it); data is the plant as it is after the edit.",
+);
 export const PlantDeletedEvent = eventOf(
   "plant.deleted",
   "A plant was deleted (a delete answered 204); data is the plant as it was.",
 );
-export const WebhookEvent = z.discriminatedUnion("type", [PlantCreatedEvent, PlantDeletedEvent]);
+export const WebhookEvent = z.discriminatedUnion("type", [PlantCreatedEvent, PlantUpdatedEvent, PlantDeletedEvent]);
 export type WebhookEvent = z.output<typeof WebhookEvent>;
 
 /** The start of the last body written, up to its id (see webhookEventBody). */
