@@ -5,8 +5,16 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 /** Writes per group-commit batch. */
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 
-/** What became of a write: the four outcomes of the plant use cases that change or confirm a plant. */
-export type PlantOutcome = "created" | "replayed" | "conflict" | "deleted";
+/** What became of a write: the outcomes of the plant use cases that change or confirm a plant. */
+export type PlantOutcome =
+  | "created"
+  | "replayed"
+  | "conflict"
+  | "updated"
+  | "unchanged"
+  | "deleted"
+  /** An edit or delete refused because its If-Match did not hold (412). */
+  | "precondition_failed";
 
 /** What became of one webhook delivery attempt. */
 export type WebhookAttemptOutcome = "delivered" | "retry" | "failed" | "endpoint_gone";
@@ -34,7 +42,7 @@ export class Metrics {
   });
   private readonly outcomes = new Counter({
     name: "plantstore_plant_outcomes_total",
-    help: "Plant writes by outcome: created, replayed (an identical create), conflict (409), deleted.",
+    help: "Plant writes by outcome: created, replayed (an identical create), conflict (409), updated, unchanged (an edit that changed nothing), deleted, precondition_failed (412).",
     labelNames: ["outcome"] as const,
     registers: [this.registry],
   });

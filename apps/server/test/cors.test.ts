@@ -90,7 +90,7 @@ describe.each(testBackends())("CORS on $name", (backend) => {
       const one = await preflight(server, "/plants/9223372036854775807", "http://127.0.0.1:5173", "DELETE");
       expect(one.status).toBe(204);
       expectAllowed(one, "http://127.0.0.1:5173");
-      expect(one.headers.get("access-control-allow-methods")).toBe("GET, DELETE");
+      expect(one.headers.get("access-control-allow-methods")).toBe("GET, PUT, DELETE");
     });
 
     it("answers a preflight to a path no route has with the JSON 404, still readable by the page", async () => {

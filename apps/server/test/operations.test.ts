@@ -57,6 +57,7 @@ describe.each(testBackends())("token scopes on $name", (backend) => {
       "plants:write",
     );
     await expectInsufficientScope(await call(server, READ, "DELETE", "/plants/1"), "plants:write");
+    await expectInsufficientScope(await call(server, READ, "PUT", "/plants/1", '{"name": "Moss"}'), "plants:write");
     await expectInsufficientScope(await call(server, READ, "GET", "/metrics"), "metrics:read");
 
     await expectInsufficientScope(await call(server, WRITE, "GET", "/plants/1"), "plants:read");
@@ -239,6 +240,13 @@ describe("GET /metrics", () => {
     await call(server, ALL, "POST", "/plants", plant);
     await call(server, ALL, "POST", "/plants", plant);
     await call(server, ALL, "POST", "/plants", '{"id": 7, "name": "Moss"}');
+    await call(server, ALL, "PUT", "/plants/7", '{"name": "Fern", "tag": "shade"}');
+    await call(server, ALL, "PUT", "/plants/7", '{"name": "Fern", "tag": "shade"}');
+    await fetch(`${server.url}/plants/7`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ALL}`, "content-type": "application/json", "if-match": '"stale"' },
+      body: '{"name": "Moss"}',
+    });
     await call(server, ALL, "DELETE", "/plants/7");
     await call(server, ALL, "GET", "/plants/7");
     await call(server, ALL, "GET", "/nowhere");
@@ -253,7 +261,17 @@ describe("GET /metrics", () => {
     expect(moved("plantstore_http_requests_total", { operation: "unmatched", status: "404" })).toBe(1);
     expect(moved("plantstore_http_requests_total", { operation: "metrics", status: "200" })).toBe(1);
     expect(moved("plantstore_http_request_duration_seconds", { operation: "createPlant", status: "200" })).toBe(2);
-    for (const outcome of ["created", "replayed", "conflict", "deleted"]) {
+    expect(moved("plantstore_http_requests_total", { operation: "updatePlant", status: "200" })).toBe(2);
+    expect(moved("plantstore_http_requests_total", { operation: "updatePlant", status: "412" })).toBe(1);
+    for (const outcome of [
+      "created",
+      "replayed",
+      "conflict",
+      "updated",
+      "unchanged",
+      "precondition_failed",
+      "deleted",
+    ]) {
       expect(moved("plantstore_plant_outcomes_total", { outcome }), outcome).toBe(1);
     }
     expect(value(after, "plantstore_group_commit_batch_size")).toBeGreaterThanOrEqual(2);

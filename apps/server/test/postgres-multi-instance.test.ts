@@ -116,6 +116,35 @@ describeWith(target, "two server processes on one PostgreSQL", (url) => {
     expect(statuses).toEqual(new Set(["created", "replayed", "409"]));
   });
 
+  it("of 10 concurrent PUTs with the same If-Match, split over both instances, exactly one wins", async () => {
+    const call = (
+      server: ServerProcess,
+      method: string,
+      path: string,
+      headers: Record<string, string>,
+      body?: string,
+    ) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
+        body,
+      });
+    for (let round = 0; round < 5; round++) {
+      const id = 2n ** 53n + 7n + BigInt(round) * 1_000_033n;
+      expect((await call(servers[0]!, "POST", "/plants", {}, stringify({ id, name: "contested" }))).status).toBe(200);
+      const etag = (await call(servers[1]!, "GET", `/plants/${id}`, {})).headers.get("etag")!;
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          call(servers[n % 2]!, "PUT", `/plants/${id}`, { "if-match": etag }, stringify({ name: `writer ${n}` })),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses, `round ${round}`).toEqual([200, ...Array<number>(9).fill(412)]);
+      const winner = await answers.find((answer) => answer.status === 200)!.text();
+      for (const server of servers) expect(await (await call(server, "GET", `/plants/${id}`, {})).text()).toBe(winner);
+    }
+  });
+
   it("read-your-writes across instances: a write answered by one is seen at once by the other", async () => {
     const call = (server: ServerProcess, method: string, path: string, body?: string) =>
       fetch(`${server.url}${path}`, {

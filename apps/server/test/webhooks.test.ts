@@ -86,6 +86,40 @@ describe.each(testBackends())("webhooks on $name", (backend) => {
     expect(new Set(hooks.attempts.map((attempt) => attempt.id)).size).toBe(hooks.attempts.length);
   });
 
+  it("each edit that changes a plant sends exactly one plant.updated with the plant after it; an edit that changes nothing, or is refused, sends none", async () => {
+    const hooks = await receiver();
+    const secret = generateSecret();
+    const plantStore = await server(backend, { webhookUrls: [hooks.url], webhookSecret: secret });
+    const id = TWO_53 + 11n;
+    const put = (body: unknown, headers: Record<string, string> = {}) => plantStore.put(id, body, headers);
+    expect((await plantStore.post({ id, name: "Fern", tag: "indoor" })).status).toBe(200);
+    const first = await put({ name: "Fern", tag: "shade" }); // a change
+    expect(first.status).toBe(200);
+    expect((await put({ name: "Fern", tag: "shade" })).status).toBe(200); // unchanged: no event
+    expect((await put({ name: "Boston fern" })).status).toBe(200); // a change (the tag removed)
+    expect((await put({ name: "Stale" }, { "if-match": first.headers.get("etag")! })).status).toBe(412); // refused
+    expect((await plantStore.put(TWO_53 + 12n, { name: "Nobody" })).status).toBe(404); // refused
+    expect((await put({ name: "Boston fern" })).status).toBe(200); // unchanged again
+    expect((await del(plantStore, id)).status).toBe(204);
+
+    // Every delivery made and none left pending: whatever events were written have arrived.
+    await waitFor("every delivery delivered", async () => {
+      const deliveries = await plantStore.storage.webhooks.listDeliveries({ failedOnly: false, limit: 100 });
+      return deliveries.length >= 4 && deliveries.every((delivery) => delivery.state === "delivered");
+    });
+    hooks.verify(secret);
+    const events = hooks.events().map(({ event }) => [event.type, event.data]);
+    expect(events).toHaveLength(4);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        ["plant.created", { id, name: "Fern", tag: "indoor" }],
+        ["plant.updated", { id, name: "Fern", tag: "shade" }],
+        ["plant.updated", { id, name: "Boston fern" }],
+        ["plant.deleted", { id, name: "Boston fern" }],
+      ]),
+    );
+  });
+
   it("a receiver that answers 500 twice, then 200, gets the event three times with the same webhook-id", async () => {
     const hooks = await receiver((attempt) => (attempt.seenBefore < 2 ? 500 : 200));
     const secret = generateSecret();

@@ -10,7 +10,7 @@ describe("verifyWebhook", () => {
   test("returns an event discriminated on its type, with an exact bigint id", () => {
     const event = verifyWebhook(body, headers, "whsec_…");
     type _returns = Expect<Equal<typeof event, ReceivedWebhookEvent>>;
-    type _types = Expect<Equal<ReceivedWebhookEvent["type"], "plant.created" | "plant.deleted">>;
+    type _types = Expect<Equal<ReceivedWebhookEvent["type"], "plant.created" | "plant.updated" | "plant.deleted">>;
     type _id = Expect<Equal<ReceivedWebhookEvent["data"]["id"], bigint>>;
     if (event.type === "plant.deleted") {
       type _narrowed = Expect<Equal<typeof event.type, "plant.deleted">>;

@@ -11,7 +11,7 @@ export interface BodyLimits {
 /** The JSON value of the body, or the refusal to answer (`close`: the body was not read to its end). */
 export type BodyResult = { ok: true; value: unknown } | { ok: false; refusal: ApiError; close: boolean };
 
-const EMPTY = new ApiError(ErrorCode.EMPTY_BODY, "a JSON body (NewPlant) is required");
+const EMPTY = new ApiError(ErrorCode.EMPTY_BODY, "the body is empty; a JSON body is required");
 const NOT_UTF8 = new ApiError(ErrorCode.MALFORMED_JSON, "the body is not valid UTF-8");
 
 /** `application/json`, optionally with `charset=utf-8` (JSON is UTF-8: RFC 8259 §8.1). */

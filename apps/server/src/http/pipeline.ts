@@ -24,7 +24,7 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { probeRoutes } from "./routes/probes.js";
 import { webRoutes } from "./routes/web.js";
 import { contractOperations, Routes, type Operation } from "./routing.js";
-import { validationRefusal } from "./validation.js";
+import { bodySchemaName, validationRefusal } from "./validation.js";
 
 export interface PipelineDependencies {
   storage: Storage;
@@ -81,7 +81,8 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
-    requestValidationErrorHandler: (error, _req, res) => sendError(res, validationRefusal(error)),
+    requestValidationErrorHandler: (error, req, res) =>
+      sendError(res, validationRefusal(error, bodySchemaName(req.operationId))),
   });
   const expressFault: ErrorRequestHandler = (error, req, res, _next) => answerFault(req, res, error, logger);
   contractApp.use(expressFault);

@@ -9,7 +9,7 @@ import { pathOf } from "./context.js";
 export interface Operation {
   /** The contract's operation id (`createPlant`, …) or a public route's name (`healthz`, …). */
   readonly id: string;
-  readonly method: "GET" | "POST" | "DELETE";
+  readonly method: "GET" | "POST" | "PUT" | "DELETE";
   /** Express-style path: `/plants/:id`. */
   readonly path: string;
   /** The scope a bearer token needs for it (every contract operation has one); undefined: public. */
@@ -31,7 +31,7 @@ export function publicRoute(id: string, path: string, handle: Operation["handle"
 export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
   return Object.entries(contract).map(([id, route]) => {
     if (!isAppRoute(route)) throw new Error(`the contract must be flat; ${id} is a nested router`);
-    if (route.method !== "GET" && route.method !== "POST" && route.method !== "DELETE") {
+    if (route.method === "PATCH") {
       throw new Error(`${id}: method ${route.method} has no route here`);
     }
     const { scope } = (route.metadata ?? {}) as Partial<OperationMetadata>;
@@ -50,7 +50,7 @@ export function contractOperations(contract: AppRouter, handle: Operation["handl
 }
 
 /** The order methods are listed in `Allow`. */
-const METHOD_ORDER = ["GET", "POST", "DELETE"] as const;
+const METHOD_ORDER = ["GET", "POST", "PUT", "DELETE"] as const;
 
 interface PathEntry {
   pattern: RegExp;

@@ -14,12 +14,32 @@ export type CreateDecision =
   /** The id existed with a different name or tag; nothing was changed. */
   | { kind: "conflict"; existing: StoredPlant };
 
+/**
+ * A condition on the plant as it is when a change is made (what `If-Match` asks): that it exists at
+ * all (`any`), or that its version (plantVersion) is one of these. Checked in the same atomic step as
+ * the change.
+ */
+export type VersionCondition = "any" | readonly string[];
+
 /** What a delete did, decided by the database like a create. */
 export type DeleteDecision =
   /** The plant was deleted; this is what it was. */
   | { kind: "deleted"; plant: StoredPlant }
-  /** No plant had this id (never created, or already deleted). */
-  | { kind: "not-found" };
+  /** No plant had this id (never created, or already deleted), and no condition was given. */
+  | { kind: "not-found" }
+  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  | { kind: "precondition-failed" };
+
+/** What an edit did, decided in one atomic step with its condition (see decideUpdate). */
+export type UpdateDecision =
+  /** The plant now has the new name and tag; its plant.updated event is in the same commit. */
+  | { kind: "updated"; plant: StoredPlant }
+  /** The plant already had this name and tag: nothing was written, no event. */
+  | { kind: "unchanged"; plant: StoredPlant }
+  /** No plant has this id, and no condition was given. An edit never creates. */
+  | { kind: "not-found" }
+  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  | { kind: "precondition-failed" };
 
 /** A page request: at most `limit` plants with an id above `after` (and this `tag`), in id order. */
 export interface PageQuery {
@@ -31,8 +51,13 @@ export interface PageQuery {
 export interface PlantRepository {
   /** Creates the plant unless its id exists. Resolves only once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateDecision>;
-  /** Deletes the plant with this id. Resolves only once the outcome is durable. */
-  delete(id: bigint): Promise<DeleteDecision>;
+  /**
+   * Gives the plant with `plant.id` this name and tag (no tag: none), when `ifMatch` holds (or is not
+   * given). Resolves only once the outcome is durable.
+   */
+  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision>;
+  /** Deletes the plant with this id, when `ifMatch` holds (or is not given). Resolves only once the outcome is durable. */
+  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision>;
   /** Reads one committed plant. */
   find(id: bigint): Promise<StoredPlant | undefined>;
   /** Committed plants in ascending (signed) id order: keyset pagination, as fast deep as at the start. */

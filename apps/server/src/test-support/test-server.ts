@@ -17,6 +17,8 @@ export interface TestServer extends RunningServer {
   authorization: string;
   /** Any request to `path`, with the test token unless `headers` says otherwise. */
   call(method: string, path: string, headers?: Record<string, string>): Promise<Response>;
+  /** PUT /plants/{id} with this body (a value, written as exact JSON, or text as it is). */
+  put(id: bigint | string, body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
 /** A response body with every id exact (what a careful consumer reads). */
@@ -36,6 +38,13 @@ export async function startTestServer(overrides: Partial<Config>): Promise<TestS
     post(body, headers = {}) {
       return fetch(`${running.url}/plants`, {
         method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
+        body: typeof body === "string" ? body : stringify(body),
+      });
+    },
+    put(id, body, headers = {}) {
+      return fetch(`${running.url}/plants/${id}`, {
+        method: "PUT",
         headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : stringify(body),
       });

@@ -1,11 +1,21 @@
-import { ErrorCode, LIST_LIMIT_DEFAULT, OUTCOME_HEADER, plantStoreContract, type Plant } from "@plantstore/contract";
+import {
+  ErrorCode,
+  ETAG_HEADER,
+  LIST_LIMIT_DEFAULT,
+  OUTCOME_HEADER,
+  plantStoreContract,
+  quoteEntityTag,
+  type EntityTags,
+  type Plant,
+} from "@plantstore/contract";
 import { initServer, type createExpressEndpoints } from "@ts-rest/express";
 import { createPlant } from "../../plants/create-plant.js";
 import { deletePlant } from "../../plants/delete-plant.js";
 import { getPlant } from "../../plants/get-plant.js";
 import { listPlants } from "../../plants/list-plants.js";
+import { updatePlant } from "../../plants/update-plant.js";
 import type { Metrics } from "../../metrics.js";
-import type { Storage, StoredPlant } from "../../store/storage.js";
+import type { Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
 
 /** ts-rest's router type for the contract (the package does not export its name). */
 type PlantRouter = Parameters<typeof createExpressEndpoints<typeof plantStoreContract>>[1];
@@ -19,6 +29,29 @@ const plantNotFound = (id: bigint) => ({
   status: 404 as const,
   body: { error: ErrorCode.PLANT_NOT_FOUND, message: `no plant has id ${id}` },
 });
+
+const preconditionFailed = (id: bigint) => ({
+  status: 412 as const,
+  body: {
+    error: ErrorCode.PRECONDITION_FAILED,
+    message: `plant ${id} has changed since it was read, or no longer exists: its ETag is not one If-Match names; nothing was changed`,
+  },
+});
+
+/**
+ * `If-Match` as a condition on the plant's version: `*` holds for any version, a list for the
+ * versions of its strong tags (RFC 9110 §13.1.1 compares strongly: a weak tag never matches).
+ */
+function ifMatchCondition(tags: EntityTags | undefined): VersionCondition | undefined {
+  if (tags === undefined || tags === "*") return tags === undefined ? undefined : "any";
+  return tags.filter((tag) => !tag.weak).map((tag) => tag.opaque);
+}
+
+/** `If-None-Match` as the versions the client has: weak comparison (RFC 9110 §13.1.2), W/ or not. */
+function ifNoneMatchCondition(tags: EntityTags | undefined): VersionCondition | undefined {
+  if (tags === undefined || tags === "*") return tags === undefined ? undefined : "any";
+  return tags.map((tag) => tag.opaque);
+}
 
 /** RFC 8288 link to the next page: a reference relative to the server, with the same limit and tag. */
 function nextPageLink(limit: number, after: bigint, tag: string | undefined): string {
@@ -43,9 +76,11 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
       return { status: 200, body: plantBody(outcome.plant) };
     },
 
-    getPlant: async ({ params }) => {
-      const outcome = await getPlant(storage.plants, params.id);
-      return outcome.kind === "found" ? { status: 200, body: outcome.plant } : plantNotFound(params.id);
+    getPlant: async ({ params, headers, res }) => {
+      const outcome = await getPlant(storage.plants, params.id, ifNoneMatchCondition(headers["if-none-match"]));
+      if (outcome.kind === "not-found") return plantNotFound(params.id);
+      res.setHeader(ETAG_HEADER, quoteEntityTag(outcome.version));
+      return outcome.kind === "found" ? { status: 200, body: outcome.plant } : { status: 304, body: undefined };
     },
 
     listPlants: async ({ query, res }) => {
@@ -55,10 +90,35 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
       return { status: 200, body: page.plants };
     },
 
-    deletePlant: async ({ params }) => {
-      const outcome = await deletePlant(storage.plants, params.id);
-      if (outcome.kind === "deleted") metrics.countOutcome("deleted");
-      return outcome.kind === "deleted" ? { status: 204, body: undefined } : plantNotFound(params.id);
+    updatePlant: async ({ params, headers, body, res }) => {
+      const plant = body.tag === undefined ? { id: params.id, name: body.name } : { id: params.id, ...body };
+      const outcome = await updatePlant(storage.plants, plant, ifMatchCondition(headers["if-match"]));
+      switch (outcome.kind) {
+        case "updated":
+        case "unchanged":
+          metrics.countOutcome(outcome.kind);
+          res.setHeader(ETAG_HEADER, quoteEntityTag(outcome.version));
+          return { status: 200, body: outcome.plant };
+        case "not-found":
+          return plantNotFound(params.id);
+        case "precondition-failed":
+          metrics.countOutcome("precondition_failed");
+          return preconditionFailed(params.id);
+      }
+    },
+
+    deletePlant: async ({ params, headers }) => {
+      const outcome = await deletePlant(storage.plants, params.id, ifMatchCondition(headers["if-match"]));
+      switch (outcome.kind) {
+        case "deleted":
+          metrics.countOutcome("deleted");
+          return { status: 204, body: undefined };
+        case "not-found":
+          return plantNotFound(params.id);
+        case "precondition-failed":
+          metrics.countOutcome("precondition_failed");
+          return preconditionFailed(params.id);
+      }
     },
   });
 }

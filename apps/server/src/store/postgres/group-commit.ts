@@ -1,7 +1,14 @@
 import type { NewPlant } from "@plantstore/contract";
-import { decideExisting, plantFromRow, type PlantRow } from "../plant-row.js";
-import { webhookEventBody } from "@plantstore/contract";
-import type { BatchObserver, CreateDecision, DeleteDecision, StoredPlant } from "../storage.js";
+import { decideDelete, decideExisting, decideUpdate, plantFromRow, type PlantRow } from "../plant-row.js";
+import { webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import type {
+  BatchObserver,
+  CreateDecision,
+  DeleteDecision,
+  StoredPlant,
+  UpdateDecision,
+  VersionCondition,
+} from "../storage.js";
 import { newEventId } from "../webhook-rows.js";
 import type { PostgresDatabase } from "./database.js";
 import { StorageUnavailableError } from "../storage.js";
@@ -14,25 +21,50 @@ interface CreateWrite {
   resolve: (decision: CreateDecision) => void;
   reject: (error: unknown) => void;
 }
+interface UpdateWrite {
+  kind: "update";
+  plant: StoredPlant;
+  ifMatch: VersionCondition | undefined;
+  resolve: (decision: UpdateDecision) => void;
+  reject: (error: unknown) => void;
+}
 interface DeleteWrite {
   kind: "delete";
   id: bigint;
+  ifMatch: VersionCondition | undefined;
   resolve: (decision: DeleteDecision) => void;
   reject: (error: unknown) => void;
 }
-type PendingWrite = CreateWrite | DeleteWrite;
+type PendingWrite = CreateWrite | UpdateWrite | DeleteWrite;
+/** A write decided on the row as it is (see changeAll): an edit, or a delete with a condition. */
+type ChangeWrite = UpdateWrite | DeleteWrite;
 
-/** Writes of one kind that go as one statement. */
-type Batch = { kind: "create"; writes: CreateWrite[] } | { kind: "delete"; writes: DeleteWrite[] };
+/**
+ * Writes that go together in one transaction: creates (one statement), unconditional deletes (one
+ * statement), or changes decided on their locked rows (edits and conditional deletes).
+ */
+type Batch =
+  | { kind: "create"; writes: CreateWrite[] }
+  | { kind: "delete"; writes: DeleteWrite[] }
+  | { kind: "change"; writes: ChangeWrite[] };
 
-/** Takes the longest run of writes of one kind at the head of the queue (at least one), up to MAX_BATCH. */
+const isPlainDelete = (write: PendingWrite): write is DeleteWrite =>
+  write.kind === "delete" && write.ifMatch === undefined;
+const isChange = (write: PendingWrite): write is ChangeWrite =>
+  write.kind === "update" || (write.kind === "delete" && write.ifMatch !== undefined);
+
+/** Takes the longest run of writes of one batch kind at the head of the queue (at least one), up to MAX_BATCH. */
 function takeBatch(queue: PendingWrite[]): Batch {
   const head = queue[0]!;
   switch (head.kind) {
     case "create":
       return { kind: "create", writes: takeRun(queue, (write) => write.kind === "create") };
     case "delete":
-      return { kind: "delete", writes: takeRun(queue, (write) => write.kind === "delete") };
+      return isPlainDelete(head)
+        ? { kind: "delete", writes: takeRun(queue, isPlainDelete) }
+        : { kind: "change", writes: takeRun(queue, isChange) };
+    case "update":
+      return { kind: "change", writes: takeRun(queue, isChange) };
   }
 }
 
@@ -53,6 +85,8 @@ function oneByOne(batch: Batch): Batch[] {
       return batch.writes.map((write) => ({ kind: "create", writes: [write] }));
     case "delete":
       return batch.writes.map((write) => ({ kind: "delete", writes: [write] }));
+    case "change":
+      return batch.writes.map((write) => ({ kind: "change", writes: [write] }));
   }
 }
 
@@ -106,16 +140,30 @@ const CREATE_BATCH_SQL = `
   SELECT false AS created, id, name, tag, 0 FROM plants
   WHERE id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM inserted)`;
 
-/** The events of plants a delete removed, one delivery row per endpoint, in the delete's transaction. */
-export const RECORD_EVENTS_SQL = `
-  WITH subscribers AS (${subscribersOf("$3::text")}),
-  deliveries AS (
+/**
+ * The events of a delete or change batch (ids, types, bodies), one delivery row per subscribed
+ * endpoint, in the batch's own transaction; in the order the changes were made.
+ */
+const RECORD_EVENTS_SQL = `
+  WITH deliveries AS (
     INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
-    SELECT events.event_id, $3::text, events.body, ${NOW_MS}, subscribers.id, ${NOW_MS}
-    FROM unnest($1::text[], $2::text[]) AS events(event_id, body) CROSS JOIN subscribers
+    SELECT events.event_id, events.type, events.body, ${NOW_MS}, endpoints.id, ${NOW_MS}
+    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS events(event_id, type, body, ord)
+    JOIN webhook_endpoints AS endpoints
+      ON endpoints.disabled_at IS NULL AND ' ' || endpoints.events || ' ' LIKE '% ' || events.type || ' %'
+    ORDER BY events.ord, endpoints.id
     RETURNING 1
   )
   SELECT count(*)::int AS deliveries FROM deliveries`;
+
+/** The rows a change batch decides on, locked until its commit, in id order (so that batches never wait on each other in a cycle). */
+const LOCK_ROWS_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE";
+
+/** The new name and tag of each plant a change batch edited (its final state when edited twice). */
+const UPDATE_ROWS_SQL = `
+  UPDATE plants SET name = edited.name, tag = edited.tag
+  FROM unnest($1::bigint[], $2::text[], $3::text[]) AS edited(id, name, tag)
+  WHERE plants.id = edited.id`;
 
 const FIND_MANY_SQL = "SELECT id, name, tag FROM plants WHERE id = ANY($1::bigint[])";
 
@@ -148,8 +196,12 @@ export class GroupCommit {
     return this.enqueue<CreateDecision>((resolve, reject) => ({ kind: "create", plant, resolve, reject }));
   }
 
-  delete(id: bigint): Promise<DeleteDecision> {
-    return this.enqueue<DeleteDecision>((resolve, reject) => ({ kind: "delete", id, resolve, reject }));
+  update(plant: StoredPlant, ifMatch: VersionCondition | undefined): Promise<UpdateDecision> {
+    return this.enqueue<UpdateDecision>((resolve, reject) => ({ kind: "update", plant, ifMatch, resolve, reject }));
+  }
+
+  delete(id: bigint, ifMatch: VersionCondition | undefined): Promise<DeleteDecision> {
+    return this.enqueue<DeleteDecision>((resolve, reject) => ({ kind: "delete", id, ifMatch, resolve, reject }));
   }
 
   /** Queues a write for the next free batch slot; close() waits for it (admit). */
@@ -218,6 +270,15 @@ export class GroupCommit {
             writes.map((write) => write.id),
           ),
         );
+      case "change": {
+        const writes = batch.writes;
+        return this.db
+          .transaction("change plants", (client) => changeAll(client, writes))
+          .then(({ settle, deliveries }) => {
+            settle();
+            return deliveries;
+          });
+      }
     }
   }
 }
@@ -294,13 +355,11 @@ async function deleteAll(client: Queryable, ids: bigint[]): Promise<Written<Dele
   const removed = new Map(result.rows.map((row) => [row.id, plantFromRow(row)]));
   let deliveries = 0;
   if (removed.size > 0) {
-    const plants = [...removed.values()];
-    const events = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
-      plants.map(() => newEventId()),
-      plants.map((plant) => webhookEventBody("plant.deleted", plant, timestamp)),
-      "plant.deleted",
-    ]);
-    deliveries = events.rows[0]?.deliveries ?? 0;
+    deliveries = await recordEvents(
+      client,
+      [...removed.values()].map((plant) => ({ type: "plant.deleted", plant })),
+      timestamp,
+    );
   }
   // Two deletes of one id in a batch: the first (in arrival order) deleted it, the second found nothing.
   const decisions = ids.map((id): DeleteDecision => {
@@ -310,4 +369,74 @@ async function deleteAll(client: Queryable, ids: bigint[]): Promise<Written<Dele
     return { kind: "deleted", plant };
   });
   return { decisions, deliveries };
+}
+
+/** Writes the events of a batch's changes (in the order made) as delivery rows; returns how many. */
+async function recordEvents(
+  client: Queryable,
+  events: ReadonlyArray<{ type: WebhookEventType; plant: StoredPlant }>,
+  timestamp: string,
+): Promise<number> {
+  const result = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
+    events.map(() => newEventId()),
+    events.map(({ type }) => type),
+    events.map(({ type, plant }) => webhookEventBody(type, plant, timestamp)),
+  ]);
+  return result.rows[0]?.deliveries ?? 0;
+}
+
+/**
+ * Edits and conditional deletes, in the batch's transaction: the rows they name are locked (FOR
+ * UPDATE, so that no other instance changes them before this commit), each write is decided in
+ * arrival order on the row as the writes before it left it (decideUpdate, decideDelete: the
+ * condition, then whether anything changes), and the final state of each changed row is written
+ * with the events of every change. Of concurrent writes with the same If-Match, on any number of
+ * instances, the first to lock the row wins and the others find it changed. The decisions are
+ * given out (settle) only after the commit.
+ */
+async function changeAll(
+  client: Queryable,
+  writes: ChangeWrite[],
+): Promise<{ settle: () => void; deliveries: number }> {
+  const timestamp = new Date().toISOString();
+  const idOf = (write: ChangeWrite) => (write.kind === "update" ? write.plant.id : write.id);
+  const locked = await client.query<PlantRow>(LOCK_ROWS_SQL, [[...new Set(writes.map(idOf))].map(String)]);
+  const plants = new Map(locked.rows.map((row) => [row.id, plantFromRow(row)]));
+  const changed = new Set<bigint>();
+  const events: Array<{ type: WebhookEventType; plant: StoredPlant }> = [];
+  const settlements = writes.map((write) => {
+    const id = idOf(write);
+    switch (write.kind) {
+      case "update": {
+        const decision = decideUpdate(plants.get(id), write.plant, write.ifMatch);
+        if (decision.kind === "updated") {
+          plants.set(id, decision.plant);
+          changed.add(id);
+          events.push({ type: "plant.updated", plant: decision.plant });
+        }
+        return () => write.resolve(decision);
+      }
+      case "delete": {
+        const decision = decideDelete(plants.get(id), write.ifMatch);
+        if (decision.kind === "deleted") {
+          plants.delete(id);
+          changed.add(id);
+          events.push({ type: "plant.deleted", plant: decision.plant });
+        }
+        return () => write.resolve(decision);
+      }
+    }
+  });
+  const edited = [...changed].flatMap((id) => plants.get(id) ?? []);
+  const deleted = [...changed].filter((id) => !plants.has(id));
+  if (deleted.length > 0) await client.query(DELETE_BATCH_SQL, [deleted.map(String)]);
+  if (edited.length > 0) {
+    await client.query(UPDATE_ROWS_SQL, [
+      edited.map((plant) => plant.id.toString()),
+      edited.map((plant) => plant.name),
+      edited.map((plant) => plant.tag ?? null),
+    ]);
+  }
+  const deliveries = events.length > 0 ? await recordEvents(client, events, timestamp) : 0;
+  return { settle: () => settlements.forEach((settle) => settle()), deliveries };
 }

@@ -8,6 +8,8 @@ import type {
   PlantRepository,
   StorageOptions,
   StoredPlant,
+  UpdateDecision,
+  VersionCondition,
 } from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
 import { GroupCommit } from "./group-commit.js";
@@ -58,8 +60,18 @@ export class PostgresPlantRepository implements PlantRepository {
     return this.groupCommit.create(plant);
   }
 
-  delete(id: bigint): Promise<DeleteDecision> {
-    return this.groupCommit.delete(id);
+  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision> {
+    try {
+      assertStorableText("name", plant.name);
+      assertStorableText("tag", plant.tag);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.groupCommit.update(plant, ifMatch);
+  }
+
+  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision> {
+    return this.groupCommit.delete(id, ifMatch);
   }
 
   find(id: bigint): Promise<StoredPlant | undefined> {

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from "@plantstore/contract";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
 import type * as Storage from "../storage.js";
 import {
   deliveriesSql,
@@ -221,9 +221,13 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
         ]);
       }
       for (const { id } of plan.rotate) await rotateSecret(client, id, secret, overlapUntil);
+      // Configured endpoints get every event type, those added since they were configured too.
+      await client.query("UPDATE webhook_endpoints SET events = $1 WHERE source = 'config' AND events <> $1", [
+        eventsToColumn(WEBHOOK_EVENT_TYPES),
+      ]);
       const added: Storage.ConfiguredEndpoint[] = [];
       for (const url of plan.add) {
-        added.push(named(await insertEndpoint(client, url, ["plant.created", "plant.deleted"], secret, "config")));
+        added.push(named(await insertEndpoint(client, url, WEBHOOK_EVENT_TYPES, secret, "config")));
       }
       return {
         wasConfigured: rows.length > 0,

@@ -1,4 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
+import { decideDelete, decideUpdate, plantFromRow } from "../plant-row.js";
+import type { UpdateDecision, VersionCondition } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 import { EventNotWritten, WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
@@ -10,20 +12,24 @@ export interface PlantFields {
 
 /**
  * One write as it crosses to the writer, tagged with its kind: a create (exact id, name, tag or
- * null), a delete, or a webhook write (claims, results, endpoint changes: SQLite has one writer, and
- * it is this thread).
+ * null), an edit and a delete (each with its If-Match condition, if any), or a webhook write
+ * (claims, results, endpoint changes: SQLite has one writer, and it is this thread).
  */
 export type WriteOp =
   | { kind: "create"; id: bigint; name: string; tag: string | null }
-  | { kind: "delete"; id: bigint }
+  | { kind: "update"; id: bigint; name: string; tag: string | null; ifMatch?: VersionCondition }
+  | { kind: "delete"; id: bigint; ifMatch?: VersionCondition }
   | { kind: "webhook"; write: WebhookWrite };
 
 /** What one write did, tagged with the kind of the write it answers; or how it failed, whatever its kind. */
 export type WriteResult =
   /** `existing` is the stored plant when the id was taken (nothing written), null when this write inserted it. */
   | { kind: "create"; existing: PlantFields | null }
-  /** `removed` is the plant the delete removed, null when no plant had the id. */
-  | { kind: "delete"; removed: PlantFields | null }
+  /** What the edit decided (decideUpdate); only "updated" wrote. */
+  | { kind: "update"; decision: UpdateDecision["kind"] }
+  /** `removed` is the plant the delete removed, or null and why nothing was removed. */
+  | { kind: "delete"; removed: PlantFields }
+  | { kind: "delete"; removed: null; refused: "not-found" | "precondition-failed" }
   /** What WebhookWrites.run answered. */
   | { kind: "webhook"; value: unknown }
   | { kind: "failed"; unavailable: boolean; message: string };
@@ -68,6 +74,7 @@ export class BatchTransaction {
   private readonly rollbackToSavepoint: Statement;
   private readonly insert: Statement<[bigint, string, string | null]>;
   private readonly select: Statement<[bigint], { name: string; tag: string | null }>;
+  private readonly change: Statement<[string, string | null, bigint]>;
   private readonly remove: Statement<[bigint], { name: string; tag: string | null }>;
   private readonly webhooks: WebhookWrites;
   /** The connection's `synchronous` setting (FULL, as openConnection sets it, unless a batch changed it). */
@@ -82,6 +89,7 @@ export class BatchTransaction {
     this.rollbackToSavepoint = db.prepare("ROLLBACK TO write");
     this.insert = db.prepare("INSERT INTO plants (id, name, tag) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING");
     this.select = db.prepare("SELECT name, tag FROM plants WHERE id = ?");
+    this.change = db.prepare("UPDATE plants SET name = ?, tag = ? WHERE id = ?");
     this.remove = db.prepare("DELETE FROM plants WHERE id = ? RETURNING name, tag");
     this.webhooks = new WebhookWrites(db);
   }
@@ -131,6 +139,8 @@ export class BatchTransaction {
       switch (op.kind) {
         case "create":
           return this.create(op, now);
+        case "update":
+          return this.update(op, now);
         case "delete":
           return this.delete(op, now);
         case "webhook":
@@ -166,11 +176,32 @@ export class BatchTransaction {
     return { result: { kind: "create", existing }, events: 0 };
   }
 
-  private delete({ id }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
-    const removed = this.remove.get(id) ?? null;
-    if (removed === null) return { result: { kind: "delete", removed }, events: 0 };
-    const plant = removed.tag === null ? { id, name: removed.name } : { id, name: removed.name, tag: removed.tag };
-    const events = this.webhooks.recordEvent("plant.deleted", plant, now);
+  /**
+   * An edit: the row is read and decided on (condition, then whether anything changes) and written
+   * in the same transaction, which this thread alone writes: no other write comes in between.
+   */
+  private update({ id, name, tag, ifMatch }: Extract<WriteOp, { kind: "update" }>, now: number): Written {
+    const row = this.select.get(id);
+    const current = row === undefined ? undefined : plantFromRow({ id, ...row });
+    const decision = decideUpdate(current, plantFromRow({ id, name, tag }), ifMatch);
+    if (decision.kind !== "updated") return { result: { kind: "update", decision: decision.kind }, events: 0 };
+    this.change.run(name, tag, id);
+    const events = this.webhooks.recordEvent("plant.updated", decision.plant, now);
+    return { result: { kind: "update", decision: "updated" }, events };
+  }
+
+  /** A delete: one statement, unless a condition must be checked on the row first (in the same transaction). */
+  private delete({ id, ifMatch }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
+    if (ifMatch !== undefined) {
+      const row = this.select.get(id);
+      const decision = decideDelete(row === undefined ? undefined : plantFromRow({ id, ...row }), ifMatch);
+      if (decision.kind !== "deleted") {
+        return { result: { kind: "delete", removed: null, refused: decision.kind }, events: 0 };
+      }
+    }
+    const removed = this.remove.get(id);
+    if (removed === undefined) return { result: { kind: "delete", removed: null, refused: "not-found" }, events: 0 };
+    const events = this.webhooks.recordEvent("plant.deleted", plantFromRow({ id, ...removed }), now);
     return { result: { kind: "delete", removed }, events };
   }
 }
@@ -195,7 +226,8 @@ function failed(error: unknown): WriteResult {
 
 type EncodedOp =
   | { kind: "create"; id: string; name: string; tag: string | null }
-  | { kind: "delete"; id: string }
+  | { kind: "update"; id: string; name: string; tag: string | null; ifMatch?: VersionCondition }
+  | { kind: "delete"; id: string; ifMatch?: VersionCondition }
   | { kind: "webhook"; write: WebhookWrite };
 
 export function encodeOps(ops: readonly WriteOp[]): string {
@@ -206,8 +238,10 @@ function encodeOp(op: WriteOp): EncodedOp {
   switch (op.kind) {
     case "create":
       return { kind: "create", id: op.id.toString(), name: op.name, tag: op.tag };
+    case "update":
+      return { ...op, id: op.id.toString() };
     case "delete":
-      return { kind: "delete", id: op.id.toString() };
+      return { ...op, id: op.id.toString() };
     case "webhook":
       return op;
   }
@@ -223,8 +257,10 @@ function decodeOp(op: EncodedOp): WriteOp {
   switch (op.kind) {
     case "create":
       return { kind: "create", id: BigInt(op.id), name: op.name, tag: op.tag };
+    case "update":
+      return { ...op, id: BigInt(op.id) };
     case "delete":
-      return { kind: "delete", id: BigInt(op.id) };
+      return { ...op, id: BigInt(op.id) };
     case "webhook":
       return op;
   }

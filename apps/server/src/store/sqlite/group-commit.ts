@@ -8,6 +8,9 @@ import {
   type BatchObserver,
   type CreateDecision,
   type DeleteDecision,
+  type StoredPlant,
+  type UpdateDecision,
+  type VersionCondition,
 } from "../storage.js";
 import {
   BatchTransaction,
@@ -43,8 +46,14 @@ function createDecision(plant: NewPlant, { existing }: ResultOf<"create">): Crea
     : decideExisting(plant, plantFromRow({ id: plant.id, ...existing }));
 }
 
-function deleteDecision(id: bigint, { removed }: ResultOf<"delete">): DeleteDecision {
-  return removed === null ? { kind: "not-found" } : { kind: "deleted", plant: plantFromRow({ id, ...removed }) };
+function deleteDecision(id: bigint, result: ResultOf<"delete">): DeleteDecision {
+  return result.removed === null
+    ? { kind: result.refused }
+    : { kind: "deleted", plant: plantFromRow({ id, ...result.removed }) };
+}
+
+function updateDecision(plant: StoredPlant, { decision }: ResultOf<"update">): UpdateDecision {
+  return decision === "updated" || decision === "unchanged" ? { kind: decision, plant } : { kind: decision };
 }
 
 /**
@@ -70,8 +79,13 @@ export class GroupCommit {
     return this.enqueue(op, (result) => createDecision(plant, result));
   }
 
-  delete(id: bigint): Promise<DeleteDecision> {
-    return this.enqueue({ kind: "delete", id } as const, (result) => deleteDecision(id, result));
+  update(plant: StoredPlant, ifMatch: VersionCondition | undefined): Promise<UpdateDecision> {
+    const op = { kind: "update", id: plant.id, name: plant.name, tag: plant.tag ?? null, ifMatch } as const;
+    return this.enqueue(op, (result) => updateDecision(plant, result));
+  }
+
+  delete(id: bigint, ifMatch: VersionCondition | undefined): Promise<DeleteDecision> {
+    return this.enqueue({ kind: "delete", id, ifMatch } as const, (result) => deleteDecision(id, result));
   }
 
   /**

@@ -8,6 +8,8 @@ import {
   type PageQuery,
   type PlantRepository,
   type StoredPlant,
+  type UpdateDecision,
+  type VersionCondition,
 } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 import type { GroupCommit } from "./group-commit.js";
@@ -63,8 +65,12 @@ export class SqlitePlantRepository implements PlantRepository {
     return this.groupCommit.create(plant);
   }
 
-  delete(id: bigint): Promise<DeleteDecision> {
-    return this.groupCommit.delete(id);
+  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision> {
+    return this.groupCommit.update(plant, ifMatch);
+  }
+
+  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision> {
+    return this.groupCommit.delete(id, ifMatch);
   }
 
   async find(id: bigint): Promise<StoredPlant | undefined> {

@@ -1,4 +1,4 @@
-import { webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import { WEBHOOK_EVENT_TYPES, webhookEventBody, type WebhookEventType } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
 import type { AttemptResult, Claim, ConfiguredChanges, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
 import {
@@ -294,9 +294,12 @@ export class WebhookWrites {
     for (const { id } of plan.disable) setDisabled.run(now, UNCONFIGURED_REASON, id);
     for (const { id } of plan.resume) setDisabled.run(null, null, id);
     for (const { id } of plan.rotate) this.rotateSecret(id, secret, overlapUntil);
-    const added = plan.add.map((url) =>
-      this.addEndpoint(url, ["plant.created", "plant.deleted"], secret, "config", now),
-    );
+    // Configured endpoints get every event type, those added since they were configured too.
+    const allEvents = eventsToColumn(WEBHOOK_EVENT_TYPES);
+    this.db
+      .prepare<[string, string]>("UPDATE webhook_endpoints SET events = ? WHERE source = 'config' AND events <> ?")
+      .run(allEvents, allEvents);
+    const added = plan.add.map((url) => this.addEndpoint(url, WEBHOOK_EVENT_TYPES, secret, "config", now));
     this.endpointsChanged();
     const named = ({ id, url }: { id: number; url: string }) => ({ id, url });
     return {
