@@ -8,6 +8,7 @@ import {
   stringifyExactJson,
   type NewPlantInput,
   type Plant,
+  type PlantUpdate,
   type StoredPlant,
 } from "@plantstore/contract";
 import { initClient } from "@ts-rest/core";
@@ -35,6 +36,37 @@ export interface PlantStoreClientOptions {
 export interface CallOptions {
   /** Cancels the call: the attempt in flight and any wait before a retry. */
   signal?: AbortSignal;
+}
+
+export interface ConditionalCallOptions extends CallOptions {
+  /**
+   * Change the plant only if it is still as it was read: the `etag` of `readPlant` or of an earlier
+   * `updatePlant` (or `*`: only if it exists). When someone changed or deleted it since, the call
+   * throws a `PlantStoreError` whose `isPreconditionFailed()` is true, and nothing is changed.
+   */
+  ifMatch?: string;
+}
+
+/** A plant as read, with its ETag: pass `etag` as `ifMatch` to `updatePlant` or `deletePlant`. */
+export interface VersionedPlant {
+  plant: StoredPlant;
+  /** The plant's strong ETag, as the server sent it (quotes included). */
+  etag: string;
+}
+
+/**
+ * What an edit that succeeded did:
+ * - `updated`: the plant now has the new name and tag (the server answered 200);
+ * - `unknown`: an earlier attempt of this call may have made the edit (its answer was lost, or was
+ *   503 OUTCOME_UNKNOWN), and the retry's If-Match no longer held; the plant as read afterwards has
+ *   the name and tag this call asked for.
+ */
+export type UpdateOutcome = "updated" | "unknown";
+
+export interface UpdatePlantResult extends VersionedPlant {
+  outcome: UpdateOutcome;
+  /** Requests made, 1 when the first attempt succeeded. */
+  attempts: number;
 }
 
 /**
@@ -110,11 +142,20 @@ export interface PlantStoreClient {
   listPlants(query?: ListPlantsOptions, options?: CallOptions): Promise<PlantPage>;
   /** Every plant (with `tag`: every plant with that tag) in id order, fetched page by page. */
   plants(options?: PlantsOptions): AsyncGenerator<StoredPlant, void, undefined>;
+  /** Reads one plant with its ETag (for `ifMatch`); an id no plant has throws not-found. */
+  readPlant(id: PlantIdInput, options?: CallOptions): Promise<VersionedPlant>;
   /**
-   * Deletes a plant. A 404 on the first attempt throws not-found; a 404 after an attempt that may
-   * have reached the server is the answer to that attempt's own delete: `outcome: "unknown"`.
+   * Gives the plant a new name and tag (no `tag`: the tag is removed), retrying transient failures
+   * (a PUT is safe to repeat). With `ifMatch`, only if the plant is still as read: otherwise a
+   * `PlantStoreError` whose `isPreconditionFailed()` is true. An id no plant has throws not-found.
    */
-  deletePlant(id: PlantIdInput, options?: CallOptions): Promise<DeletePlantResult>;
+  updatePlant(id: PlantIdInput, plant: PlantUpdate, options?: ConditionalCallOptions): Promise<UpdatePlantResult>;
+  /**
+   * Deletes a plant (with `ifMatch`: only if it is still as read). A 404 on the first attempt
+   * throws not-found; a 404 (or, with `ifMatch`, a 412 for a plant that is gone) after an attempt
+   * that may have reached the server is the answer to that attempt's own delete: `outcome: "unknown"`.
+   */
+  deletePlant(id: PlantIdInput, options?: ConditionalCallOptions): Promise<DeletePlantResult>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -324,22 +365,83 @@ export function createClientWith(
     }
   }
 
-  async function deletePlant(id: PlantIdInput, callOptions: CallOptions = {}): Promise<DeletePlantResult> {
+  async function readPlant(id: PlantIdInput, callOptions: CallOptions = {}): Promise<VersionedPlant> {
     const params = { id: idText(id, "id") };
+    const { answer, attempts } = await exchange(
+      "read",
+      (signal) => tsRestClient.getPlant({ params, headers: {}, fetchOptions: { signal } }),
+      (status) => status === 200,
+      callOptions.signal,
+    );
+    if (answer.status !== 200) throw unreachable(answer.status);
+    return { plant: answer.body, etag: etagOf(answer.headers, attempts) };
+  }
+
+  async function updatePlant(
+    id: PlantIdInput,
+    plant: PlantUpdate,
+    callOptions: ConditionalCallOptions = {},
+  ): Promise<UpdatePlantResult> {
+    const params = { id: idText(id, "id") };
+    const headers = callOptions.ifMatch === undefined ? {} : { "if-match": callOptions.ifMatch };
+    const jsonText = stringifyExactJson(plant);
+    const { answer, attempts, earlierAttemptMayHaveActed } = await exchange(
+      "update",
+      (signal) =>
+        tsRestClient.updatePlant({
+          params,
+          headers,
+          // Already exact JSON text (see contract-fetcher.ts); ts-rest's body type is the object form.
+          body: jsonText as unknown as PlantUpdate,
+          fetchOptions: { signal },
+        }),
+      (status) => status === 200 || status === 412,
+      callOptions.signal,
+    );
+    if (answer.status === 200) {
+      return { plant: answer.body, etag: etagOf(answer.headers, attempts), outcome: "updated", attempts };
+    }
+    const error = errorFromStatus(answer.status, answer.body, undefined).withAttempts(attempts);
+    // An earlier attempt may have made this very edit, so that the plant's ETag moved on: the plant
+    // as it is now tells. Anything else is someone else's change.
+    if (earlierAttemptMayHaveActed) {
+      const current = await readPlant(id, callOptions).catch(() => undefined);
+      if (current !== undefined && current.plant.name === plant.name && current.plant.tag === plant.tag) {
+        return { ...current, outcome: "unknown", attempts };
+      }
+      throw error.withAttempts(attempts, true);
+    }
+    throw error;
+  }
+
+  async function deletePlant(id: PlantIdInput, callOptions: ConditionalCallOptions = {}): Promise<DeletePlantResult> {
+    const params = { id: idText(id, "id") };
+    const headers = callOptions.ifMatch === undefined ? {} : { "if-match": callOptions.ifMatch };
     const { answer, attempts, earlierAttemptMayHaveActed } = await exchange(
       "delete",
-      (signal) => tsRestClient.deletePlant({ params, fetchOptions: { signal } }),
-      (status) => status === 204 || status === 404,
+      (signal) => tsRestClient.deletePlant({ params, headers, fetchOptions: { signal } }),
+      (status) => status === 204 || status === 404 || status === 412,
       callOptions.signal,
     );
     if (answer.status === 204) return { outcome: "deleted", attempts };
     const error = errorFromStatus(answer.status, answer.body, undefined).withAttempts(attempts);
-    // The plant is gone; an earlier attempt whose answer was lost may have been what deleted it.
-    if (error.isNotFound() && earlierAttemptMayHaveActed) return { outcome: "unknown", attempts };
+    if (earlierAttemptMayHaveActed) {
+      // The plant is gone; an earlier attempt whose answer was lost may have been what deleted it.
+      if (error.isNotFound()) return { outcome: "unknown", attempts };
+      // With If-Match, a plant that is gone is a 412 too: read it to tell.
+      if (error.isPreconditionFailed()) {
+        const gone = await readPlant(id, callOptions).then(
+          () => false,
+          (reason: unknown) => reason instanceof PlantStoreError && reason.isNotFound(),
+        );
+        if (gone) return { outcome: "unknown", attempts };
+        throw error.withAttempts(attempts, true);
+      }
+    }
     throw error;
   }
 
-  return { createPlant, getPlant, listPlants, plants, deletePlant };
+  return { createPlant, getPlant, readPlant, listPlants, plants, updatePlant, deletePlant };
 }
 
 type AttemptResult<A extends Answer> =
@@ -448,6 +550,18 @@ export function nextCursorOf(linkHeader: string | null): bigint | undefined {
     });
   }
   return undefined;
+}
+
+/** The ETag of a 200 that must carry one (GET and PUT of a plant). */
+function etagOf(headers: Headers, attempts: number): string {
+  const etag = headers.get("etag");
+  if (etag !== null) return etag;
+  throw new PlantStoreError({
+    kind: "unexpected-response",
+    message: "the server answered 200 without the ETag header the contract promises",
+    status: 200,
+    attempts,
+  });
 }
 
 function outcomeOf(header: string | null, mayHaveReachedServer: boolean): CreateOutcome {

@@ -16,6 +16,7 @@ export function createPlantStoreClient(options: PlantStoreClientOptions): PlantS
 export {
   DEFAULT_TIMEOUT_MS,
   type CallOptions,
+  type ConditionalCallOptions,
   type CreateOutcome,
   type CreatePlantResult,
   type DeleteOutcome,
@@ -26,6 +27,9 @@ export {
   type PlantsOptions,
   type PlantStoreClient,
   type PlantStoreClientOptions,
+  type UpdateOutcome,
+  type UpdatePlantResult,
+  type VersionedPlant,
 } from "./client.js";
 export {
   isPlantStoreError,
@@ -39,5 +43,6 @@ export {
   LIST_LIMIT_MAX,
   type NewPlantInput,
   type Plant,
+  type PlantUpdate,
   type StoredPlant,
 } from "@plantstore/contract";

@@ -77,6 +77,14 @@ export class PlantStoreError extends Error {
     return this.codeName === "PLANT_NOT_FOUND";
   }
 
+  /**
+   * `ifMatch` did not hold (412 `PRECONDITION_FAILED`): someone else changed or deleted the plant
+   * since it was read; nothing was changed. Read it again (`readPlant`) and decide again.
+   */
+  isPreconditionFailed(): boolean {
+    return this.codeName === "PRECONDITION_FAILED";
+  }
+
   /** The bearer token is missing, malformed, unknown or revoked (401). */
   isAuthError(): boolean {
     return this.status === 401;

@@ -17,7 +17,7 @@ export type ReceivedWebhookEvent = {
     type: Type;
     /** When the change was committed (RFC 3339, UTC). */
     timestamp: string;
-    /** The plant created, or the plant as it was when deleted. */
+    /** The plant created, the plant after an edit, or the plant as it was when deleted. */
     data: { id: bigint; name: string; tag?: string };
     /** The delivery's `webhook-id`: the same on every retry of the event, so de-duplicate on it. */
     webhookId: string;
