@@ -73,6 +73,7 @@ describeWith(perl, "SQLite locked by another process", () => {
     expect(reads.map((response) => response.status)).toEqual([503, 503, 503, 503, 503]);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
+    expect(server.output()).toContain("SQLite is locked by another process: refusing requests until it can be read");
 
     await lock.release();
     await waitFor(
@@ -80,6 +81,7 @@ describeWith(perl, "SQLite locked by another process", () => {
       async () => (await fetch(`${server.url}/plants/1`, { headers })).status === 200,
     );
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    expect(server.output()).toContain("SQLite can be read again: serving");
     expect(server.child.exitCode).toBeNull();
     console.info(`sqlite-locked test: five reads refused in ${readMs.toFixed(0)} ms while the lock lasted`);
   }, 60_000);

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { SqliteError } from "better-sqlite3";
+import type { Logger } from "../../logger.js";
 import { StorageUnavailableError } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 
@@ -23,7 +24,10 @@ const SLOW_READ_MS = 500;
 export class LoopReads {
   private probe: Worker | undefined;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly logger?: Logger,
+  ) {}
 
   /** True while reads are refused (the database is locked); /readyz then says not ready. */
   get refusing(): boolean {
@@ -74,8 +78,14 @@ export class LoopReads {
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 16 },
     });
     probe.unref();
+    this.logger?.warn(
+      { location: this.path },
+      "SQLite is locked by another process: refusing requests until it can be read",
+    );
     const stop = () => {
-      if (this.probe === probe) this.probe = undefined;
+      if (this.probe !== probe) return;
+      this.probe = undefined;
+      this.logger?.info({ location: this.path }, "SQLite can be read again: serving");
     };
     probe.once("message", stop);
     probe.once("error", stop);

@@ -63,7 +63,7 @@ function permissionProblem(path: string): Error | undefined {
 
 export function openSqliteStorage(
   databaseUrl: string,
-  options: Pick<StorageOptions, "observeBatch" | "onDeliveries">,
+  options: Pick<StorageOptions, "observeBatch" | "onDeliveries"> & Partial<Pick<StorageOptions, "logger">>,
 ): Storage {
   const path = sqlitePathOf(databaseUrl);
   let db: Database.Database;
@@ -78,7 +78,7 @@ export function openSqliteStorage(
   const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
   const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries);
   // Every call reads on this thread first (or only): one guard for their failures and their waits.
-  const reads = new LoopReads(path);
+  const reads = new LoopReads(path, options.logger);
   const plants = reads.guard(new SqlitePlantRepository(db, groupCommit));
   const tokens = reads.guard(new SqliteTokenRepository(db));
   const webhooks = reads.guard(new SqliteWebhookRepository(db, groupCommit));
