@@ -20,8 +20,6 @@ export interface ImportOptions {
 export function importPlants(options: ImportOptions): { summary: ImportSummary; done: Promise<ImportSummary> } {
   const summary = emptySummary();
   const started = Date.now();
-  /** First line of each id seen in the file, and what it said, to catch repeats before sending. */
-  const seenIds = new Map<string, { line: number; fingerprint: string }>();
   let stopPulling = false;
 
   async function handle(record: SourceRecord): Promise<void> {
@@ -29,18 +27,10 @@ export function importPlants(options: ImportOptions): { summary: ImportSummary; 
       summary.invalid.push(failure(record.line, record.idText, record.reason));
       return;
     }
+    // A repeated id is sent again: the server is idempotent (an identical repeat is already
+    // present, a different one a conflict). Keeping the ids seen made memory grow with the file.
     const { plant, line } = record;
-    const id = String(plant.id);
-    const fingerprint = JSON.stringify([plant.name, plant.tag ?? null]);
-    const earlier = seenIds.get(id);
-    if (earlier !== undefined) {
-      if (earlier.fingerprint === fingerprint) summary.duplicates++;
-      else
-        summary.conflicts.push(failure(line, id, `id ${id} is also on line ${earlier.line} with another name or tag`));
-      return;
-    }
-    seenIds.set(id, { line, fingerprint });
-    await create(plant, line, id);
+    await create(plant, line, String(plant.id));
   }
 
   async function create(plant: NewPlantInput, line: number, id: string): Promise<void> {

@@ -12,13 +12,11 @@ export interface ImportSummary {
   lines: number;
   /** Lines whose create this run stored. */
   created: number;
-  /** Lines whose identical plant was stored before this run (e.g. by an interrupted run). */
+  /** Lines whose identical plant was already stored (by an earlier run, or an earlier line of the file). */
   alreadyPresent: number;
   /** Stored, but a retry made it impossible to tell whether this run or an earlier one created it. */
   createdOrAlreadyPresent: number;
-  /** Lines repeating an earlier line of the same file exactly (sent once). */
-  duplicates: number;
-  /** The id exists (in the store or earlier in the file) with a different name or tag. */
+  /** The id was stored (before this run, or from an earlier line of the file) with a different name or tag. */
   conflicts: LineFailure[];
   /** The line is not a valid plant (refused before sending, or by the server). */
   invalid: LineFailure[];
@@ -37,7 +35,6 @@ export function emptySummary(): ImportSummary {
     created: 0,
     alreadyPresent: 0,
     createdOrAlreadyPresent: 0,
-    duplicates: 0,
     conflicts: [],
     invalid: [],
     failed: [],
@@ -47,13 +44,7 @@ export function emptySummary(): ImportSummary {
 }
 
 export function finishedLines(summary: ImportSummary): number {
-  return (
-    summary.created +
-    summary.alreadyPresent +
-    summary.createdOrAlreadyPresent +
-    summary.duplicates +
-    failureCount(summary)
-  );
+  return summary.created + summary.alreadyPresent + summary.createdOrAlreadyPresent + failureCount(summary);
 }
 
 export function failureCount(summary: ImportSummary): number {
@@ -76,7 +67,6 @@ export function formatSummary(summary: ImportSummary, source: string): string {
     ...(summary.createdOrAlreadyPresent > 0
       ? [["created or already present", summary.createdOrAlreadyPresent] as [string, number]]
       : []),
-    ["duplicate lines", summary.duplicates],
     ["conflicts", summary.conflicts.length],
     ["invalid", summary.invalid.length],
     ["failed", summary.failed.length],

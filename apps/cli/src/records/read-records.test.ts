@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { readRecords, type RecordFormat, type SourceRecord } from "./read-records.js";
+import { MAX_LINE_BYTES } from "./utf8-lines.js";
 
 async function read(text: string, format: RecordFormat): Promise<SourceRecord[]> {
   const records: SourceRecord[] = [];
@@ -103,5 +104,62 @@ describe("readRecords: stopping", () => {
     controller.abort();
     const records = readRecords(Readable.from(["id,name\n1,Fern\n"]), "csv", controller.signal);
     expect(await records.next()).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe("readRecords: bytes that are not UTF-8 text", () => {
+  async function readBytes(chunks: Buffer[], format: RecordFormat): Promise<SourceRecord[]> {
+    const records: SourceRecord[] = [];
+    for await (const record of readRecords(Readable.from(chunks), format)) records.push(record);
+    return records;
+  }
+  const latin1 = (text: string) => Buffer.from(text, "latin1");
+
+  it("reports a line with invalid UTF-8 as invalid, with its number, and stores nothing from it", async () => {
+    // "Café" in Latin-1: readline made it "Caf\uFFFD" and the import stored that.
+    const chunks = [
+      Buffer.from('{"id": 1, "name": "Fern"}\n'),
+      latin1('{"id": 2, "name": "Caf\u00e9"}\n'),
+      Buffer.from("3,x\n"),
+    ];
+    expect(await readBytes(chunks, "jsonl")).toEqual([
+      { line: 1, ok: true, plant: { id: 1n, name: "Fern" } },
+      { line: 2, ok: false, reason: "not valid UTF-8 text" },
+      { line: 3, ok: false, reason: expect.stringMatching(/^not valid JSON/) as string },
+    ]);
+    const csv = [Buffer.from("id,name\r\n"), latin1("2,Caf\u00e9\r\n"), Buffer.from("3,Caf\u00e9\r\n")];
+    expect(await readBytes(csv, "csv")).toEqual([
+      { line: 2, ok: false, reason: "not valid UTF-8 text" },
+      { line: 3, ok: true, plant: { id: 3n, name: "Caf\u00e9" } },
+    ]);
+  });
+
+  it("refuses a CSV header that is not UTF-8", async () => {
+    await expect(readBytes([latin1("id,n\u00e4me\n")], "csv")).rejects.toThrow("line 1: not valid UTF-8 text");
+  });
+
+  it("splits lines at LF, CRLF and a lone CR wherever the chunks break, characters split across chunks", async () => {
+    const text = "id,name\r\n1,Caf\u00e9 \ud83c\udf3f\n2,b\r3,c\r\n\r\n4,d";
+    const bytes = Buffer.from(text);
+    const expected = [
+      { line: 2, ok: true, plant: { id: 1n, name: "Caf\u00e9 \ud83c\udf3f" } },
+      { line: 3, ok: true, plant: { id: 2n, name: "b" } },
+      { line: 4, ok: true, plant: { id: 3n, name: "c" } },
+      { line: 6, ok: true, plant: { id: 4n, name: "d" } },
+    ];
+    for (let size = 1; size <= bytes.length; size++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      expect(await readBytes(chunks, "csv"), `chunks of ${size}`).toEqual(expected);
+    }
+  });
+
+  it(`reports a line longer than ${MAX_LINE_BYTES} bytes without keeping it`, async () => {
+    const long = Buffer.alloc(MAX_LINE_BYTES * 4, "a");
+    const chunks = [Buffer.from('{"id": 1, "name": "'), long, Buffer.from('"}\n{"id": 2, "name": "b"}')];
+    expect(await readBytes(chunks, "jsonl")).toEqual([
+      { line: 1, ok: false, reason: `longer than ${MAX_LINE_BYTES} bytes` },
+      { line: 2, ok: true, plant: { id: 2n, name: "b" } },
+    ]);
   });
 });

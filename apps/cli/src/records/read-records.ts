@@ -1,9 +1,9 @@
-import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { parseExactJson, type NewPlantInput } from "@plantstore/contract";
 import { checkNewPlant, parseIdText } from "./check-new-plant.js";
 import { parseCsvLine } from "./csv-line.js";
 import type { RecordFormat } from "./format.js";
+import { untilAborted, utf8Lines } from "./utf8-lines.js";
 
 export type { RecordFormat };
 
@@ -30,27 +30,25 @@ export async function* readRecords(
   signal?: AbortSignal,
 ): AsyncGenerator<SourceRecord> {
   if (signal?.aborted) return;
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  const stopReading = () => lines.close();
-  signal?.addEventListener("abort", stopReading, { once: true });
   let lineNumber = 0;
   let csvColumns: CsvColumn[] | undefined;
-  try {
-    for await (const rawLine of lines) {
-      lineNumber++;
-      const line = lineNumber === 1 ? rawLine.replace(/^\uFEFF/, "") : rawLine;
-      if (line.trim() === "") continue;
-      if (format === "jsonl") {
-        yield fromJsonLine(line, lineNumber);
-      } else if (csvColumns === undefined) {
-        csvColumns = parseCsvHeader(line, lineNumber);
-      } else {
-        yield fromCsvLine(line, lineNumber, csvColumns);
-      }
+  for await (const source of utf8Lines(untilAborted(input, signal))) {
+    lineNumber++;
+    if (!source.ok) {
+      // Nothing is stored from a line that is not text; a CSV header must be text.
+      if (format === "csv" && csvColumns === undefined) throw new SourceError(`line ${lineNumber}: ${source.reason}`);
+      yield { line: lineNumber, ok: false, reason: source.reason };
+      continue;
     }
-  } finally {
-    signal?.removeEventListener("abort", stopReading);
-    lines.close();
+    const line = lineNumber === 1 ? source.text.replace(/^\uFEFF/, "") : source.text;
+    if (line.trim() === "") continue;
+    if (format === "jsonl") {
+      yield fromJsonLine(line, lineNumber);
+    } else if (csvColumns === undefined) {
+      csvColumns = parseCsvHeader(line, lineNumber);
+    } else {
+      yield fromCsvLine(line, lineNumber, csvColumns);
+    }
   }
   if (signal?.aborted) return;
   if (format === "csv" && csvColumns === undefined) throw new SourceError("the CSV has no header line (id,name,tag)");
