@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { createReadStream, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { text } from "node:stream/consumers";
 import { join } from "node:path";
 import { createPlantStoreClient } from "@plantstore/client";
 import { startFlakyProxy } from "@plantstore/client/testing";
@@ -109,6 +111,36 @@ describe("plantstore export", () => {
       plants: ALL.length,
       elapsedMs: expect.any(Number),
     });
+  });
+
+  it.each(["-", "/dev/stdout"])("writes to standard output when the target is %s", async (target) => {
+    const run = await exportFrom([target, "--json"]);
+    expect(run.code).toBe(0);
+    expect(
+      run.stdout
+        .trimEnd()
+        .split("\n")
+        .map((line) => parseExactJson(line)),
+    ).toEqual(ALL);
+    expect(JSON.parse(lastLine(run.stderr))).toMatchObject({ destination: target, plants: ALL.length });
+  });
+
+  it("writes into a FIFO, which stays a FIFO (it used to be replaced by a file)", async () => {
+    const fifo = fileIn(source, "plants.fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    // The reader opens the FIFO first (the export's open waits for one) and reads to its end.
+    const received = text(createReadStream(fifo));
+    const run = await exportFrom([fifo, "--format", "jsonl", "--json"]);
+    expect(run.code).toBe(0);
+    expect(
+      (await received)
+        .trimEnd()
+        .split("\n")
+        .map((line) => parseExactJson(line)),
+    ).toEqual(ALL);
+    expect(JSON.parse(run.stdout)).toMatchObject({ destination: fifo, plants: ALL.length });
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(existsSync(`${fifo}.partial`)).toBe(false);
   });
 
   it("takes the format from --format over the file name, and answers a JSON summary with --json", async () => {

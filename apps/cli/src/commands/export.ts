@@ -43,7 +43,8 @@ export async function exportCommand(
   options: ExportCommandOptions,
   globals: GlobalOptions,
 ): Promise<number> {
-  const toStdout = target === "-";
+  // `/dev/stdout` is standard output by another name: the summary must not go into the data.
+  const toStdout = target === "-" || target === "/dev/stdout";
   const format = options.format ?? (toStdout ? STDOUT_DEFAULT_FORMAT : formatOf(target));
   const client = clientFor(globals);
   const destination = toStdout ? standardOutput() : await fileDestination(target);
@@ -100,11 +101,16 @@ function standardOutput(): Destination {
   return { label: "standard output", stream: process.stdout, commit: async () => {}, discard: async () => {} };
 }
 
-/** The file is written as `<target>.partial` and renamed to `<target>` once complete. */
+/**
+ * A regular file is written as `<target>.partial` and renamed to `<target>` once complete. Any
+ * other existing target (a FIFO, a terminal, a device) is written into directly: renaming a file
+ * onto a FIFO would replace the FIFO, and its reader would never see the plants.
+ */
 async function fileDestination(target: string): Promise<Destination> {
-  const partial = `${target}.partial`;
   const existing = await stat(target).catch(() => undefined);
   if (existing?.isDirectory()) throw new UsageError(`${target} is a directory`);
+  if (existing !== undefined && !existing.isFile()) return directDestination(target);
+  const partial = `${target}.partial`;
   const handle = await open(partial, "w").catch((error: NodeJS.ErrnoException) => {
     const reason = error.code === "ENOENT" ? "no such directory" : (error.code ?? error.message);
     throw new UsageError(`cannot write ${target}: ${reason}`);
@@ -131,6 +137,33 @@ async function fileDestination(target: string): Promise<Destination> {
     discard: async () => {
       await close();
       await rm(partial, { force: true });
+    },
+  };
+}
+
+/** Writes straight into `target` (opening a FIFO waits for its reader, off the event loop). */
+async function directDestination(target: string): Promise<Destination> {
+  const handle = await open(target, "w").catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot write ${target}: ${error.code ?? error.message}`);
+  });
+  const stream = handle.createWriteStream();
+  return {
+    label: target,
+    stream,
+    commit: async () => {
+      stream.end();
+      try {
+        await finished(stream);
+      } catch (error) {
+        throw new OutputError((error as Error).message, { cause: error });
+      }
+    },
+    // What was written cannot be taken back; closing tells the reader the export ended.
+    discard: async () => {
+      if (!stream.closed) {
+        stream.end();
+        await finished(stream).catch(() => undefined);
+      }
     },
   };
 }
