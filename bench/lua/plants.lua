@@ -7,6 +7,7 @@
 --       get      GET /plants/<pool id>: 200s
 --       list     GET /plants?limit=100: the first 100-plant page (the pool is at least that big): 200s
 --       list-deep GET /plants?limit=100&after=<id-base>: a page after the id given as id-base: 200s
+--       update   PUT /plants/<pool id> with a new name every request (a durable edit each): 200s
 --       delete   a new plant, then its delete: 200 and 204 in equal shares. Run it with one connection per
 --                thread (wrk -tN -cN): a thread's requests then go out one after the other on its own
 --                connection, so each delete follows the answer to its create.
@@ -55,6 +56,10 @@ function request()
     return wrk.format("GET", "/plants?limit=100", bodyless)
   elseif mode == "list-deep" then
     return wrk.format("GET", "/plants?limit=100&after=" .. common.id_text(id_base), bodyless)
+  elseif mode == "update" then
+    -- The name carries this thread's first id and its count: no two requests ask for the same plant.
+    local name = '{"name":"Monstera ' .. common.id_text(first_id + sent) .. '","tag":"indoor"}'
+    return wrk.format("PUT", "/plants/" .. pool_id(sent), headers, name)
   elseif mode == "delete" then
     -- The plant the last answered create made is deleted next; otherwise a new plant is created.
     if pending_delete ~= nil then

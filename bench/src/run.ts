@@ -17,7 +17,7 @@ import { BENCH_POSTGRES_URL, postgresAvailable } from "./bench-services.js";
 import { execFileSync } from "node:child_process";
 
 const usage = `Usage: node dist/run.js [--smoke] [--rounds N] [--duration SECONDS] [--warmup SECONDS]
-       [--connections N] [--threads N] [--targets a,b] [--scenarios create,replay,conflict,unauth,get,list,list-deep,delete]
+       [--connections N] [--threads N] [--targets a,b] [--scenarios create,replay,conflict,unauth,get,list,list-deep,update,delete]
        [--large-store PLANTS] [--keep-temp]`;
 
 function positiveInteger(name: string, value: string | undefined, fallback: number): number {

@@ -1,5 +1,6 @@
 /** The load each wrk run sends; the names are the Lua script's modes. */
-export type ScenarioName = "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "list-deep" | "delete";
+export type ScenarioName =
+  "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "list-deep" | "update" | "delete";
 
 /**
  * The plants a large-store target holds before it starts: ids LARGE_STORE_FIRST_ID and up, far
@@ -27,13 +28,17 @@ export const scenarios: readonly Scenario[] = [
     description: "GET /plants?limit=100&after=<an id nine tenths into a large store>: a page deep in 10 million plants",
   },
   {
+    name: "update",
+    description: "PUT /plants/{id} of pre-created plants, a new name every request: every request a durable edit",
+  },
+  {
     name: "delete",
     description: "a create, then the delete of that plant (one connection per wrk thread): 50 % 200, 50 % 204",
   },
 ];
 
 /** The scenarios that need the pre-created pool. */
-export const POOL_SCENARIOS: readonly ScenarioName[] = ["replay", "conflict", "get", "list"];
+export const POOL_SCENARIOS: readonly ScenarioName[] = ["replay", "conflict", "get", "list", "update"];
 
 /** How far the 409 share of a conflict run may stray from one half (in-flight requests at the end). */
 const CONFLICT_SHARE_TOLERANCE = 0.05;

@@ -88,6 +88,12 @@ const THROUGHPUT_GOALS: ReadonlyArray<{
     required: 2,
   },
   {
+    goal: "edits/s vs fastify-durable",
+    ours: ["plantstore", "update"],
+    theirs: ["fastify-durable", "update"],
+    required: 2,
+  },
+  {
     goal: "replays/s vs fastify-durable",
     ours: ["plantstore", "replay"],
     theirs: ["fastify-durable", "replay"],

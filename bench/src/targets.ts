@@ -41,7 +41,7 @@ export interface TargetEnvOptions {
 }
 
 const writeScenarios: readonly ScenarioName[] = ["create", "replay", "conflict", "unauth"];
-const allScenarios: readonly ScenarioName[] = [...writeScenarios, "get", "list", "delete"];
+const allScenarios: readonly ScenarioName[] = [...writeScenarios, "get", "list", "update", "delete"];
 
 function baselineEnv({ port, dbPath, token, postgresUrl }: TargetEnvOptions): NodeJS.ProcessEnv {
   return { PORT: String(port), DB_PATH: dbPath, PLANTSTORE_TOKENS: token, DATABASE_URL: postgresUrl };

@@ -19,6 +19,8 @@ export interface DurablePlants {
   find(id: number): PlantRecord | undefined;
   /** Up to `limit` plants with an id above `after`, in id order (keyset pagination). */
   page(limit: number, after: number | undefined): PlantRecord[];
+  /** Whether the plant existed and now has this name and tag (one transaction, fsynced like a create). */
+  update(plant: PlantRecord): boolean;
   /** Whether a plant was deleted (one transaction, fsynced like a create). */
   remove(id: number): boolean;
 }
@@ -49,6 +51,16 @@ export function openDurablePlants(path: string): DurablePlants {
   const first = db.prepare<[number], Row>("SELECT id, name, tag FROM plants ORDER BY id LIMIT ?");
   const after = db.prepare<[number, number], Row>("SELECT id, name, tag FROM plants WHERE id > ? ORDER BY id LIMIT ?");
   const remove = db.prepare<[number]>("DELETE FROM plants WHERE id = ?");
+  const change = db.prepare<[string, string | null, bigint | number]>(
+    "UPDATE plants SET name = ?, tag = ? WHERE id = ?",
+  );
+  const update = db.transaction((plant: PlantRecord): boolean => {
+    const tag = plant.tag ?? null;
+    const existing = select.get(plant.id);
+    if (existing === undefined) return false;
+    if (existing.name !== plant.name || existing.tag !== tag) change.run(plant.name, tag, plant.id);
+    return true;
+  });
   return {
     create,
     find: (id) => {
@@ -56,6 +68,7 @@ export function openDurablePlants(path: string): DurablePlants {
       return row === undefined ? undefined : record(row);
     },
     page: (limit, afterId) => (afterId === undefined ? first.all(limit) : after.all(afterId, limit)).map(record),
+    update,
     remove: (id) => remove.run(id).changes > 0,
   };
 }

@@ -1,6 +1,7 @@
 // fastify-durable: what a user might pick instead. Fastify 5, a JSON schema for the body, parameters and
 // answers (validated by Fastify's Ajv, answered with its compiled serializer), better-sqlite3
-// synchronous=FULL, one transaction per write. Creates, reads, 100-item pages and deletes.
+// synchronous=FULL, one transaction per write. Creates, reads, 100-item pages, edits and deletes.
+import { hash } from "node:crypto";
 import Fastify from "fastify";
 import { announceListening, readBaselineEnv } from "./baseline-env.js";
 import { errorSchema, newPlantSchema, plantSchema, requireBearer, text, type NewPlantBody } from "./fastify-common.js";
@@ -56,6 +57,33 @@ app.get<{ Querystring: { limit?: number; after?: number } }>(
     },
   },
   async (req) => plants.page(req.query.limit ?? 100, req.query.after),
+);
+
+// An edit as Plant Store makes it: the row read and written in one fsynced transaction, the stored
+// plant answered with a strong ETag (a digest of its content).
+app.put<{ Params: { id: number }; Body: { name: string; tag?: string } }>(
+  "/plants/:id",
+  {
+    schema: {
+      params: idParams,
+      body: {
+        type: "object",
+        properties: { name: text(256), tag: text(64) },
+        required: ["name"],
+        additionalProperties: false,
+      },
+      response: { 200: storedSchema, 404: errorSchema },
+    },
+  },
+  async (req, reply) => {
+    const plant = { id: req.params.id, name: req.body.name, tag: req.body.tag };
+    if (!plants.update(plant)) return reply.code(404).send(notFound(plant.id));
+    void reply.header(
+      "ETag",
+      `"${hash("sha256", JSON.stringify([plant.name, plant.tag ?? null]), "base64url").slice(0, 22)}"`,
+    );
+    return plant;
+  },
 );
 
 app.delete<{ Params: { id: number } }>(
