@@ -2,8 +2,8 @@ import { mkdirSync } from "node:fs";
 import { chromiumArgs } from "@plantstore/vitest-config/chromium";
 import { chromium, type Browser, type Page } from "playwright-core";
 
-export const TOKEN = "web-test-token-0123456789";
-export const READ_ONLY_TOKEN = "web-read-only-token-0123456789";
+export const TOKEN = "web-test-token-0123456789abcdefghij";
+export const READ_ONLY_TOKEN = "web-read-only-token-0123456789abcdef";
 
 /** Where a run keeps what it saw (git-ignored): screenshots of the app. */
 export const RESULTS = new URL("../test-results/", import.meta.url);
