@@ -5,6 +5,9 @@ import { stringifyExactJson } from "@plantstore/contract";
 export function describeFailure(error: PlantStoreError): string {
   if (error.isConflict()) return `the id is taken by a plant with another name or tag (${error.detail})`;
   if (error.isNotFound()) return error.detail ?? "no such plant";
+  if (error.isPreconditionFailed()) {
+    return "someone else changed or deleted the plant since it was read; nothing was changed (run the command again)";
+  }
   if (error.isAuthError()) return `the server refused the token (${error.detail})`;
   return error.message;
 }

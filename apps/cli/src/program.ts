@@ -6,6 +6,7 @@ import { deleteCommand } from "./commands/delete.js";
 import { exportCommand, STDOUT_DEFAULT_FORMAT, type ExportCommandOptions } from "./commands/export.js";
 import { getCommand } from "./commands/get.js";
 import { importCommand, type ImportCommandOptions } from "./commands/import.js";
+import { updateCommand, type UpdateOptions } from "./commands/update.js";
 import { LIST_DEFAULT_LIMIT, listCommand, type ListCommandOptions } from "./commands/list.js";
 import type { GlobalOptions } from "./connection.js";
 import { webhooksListenCommand, type WebhooksListenOptions } from "./commands/webhooks-listen.js";
@@ -37,7 +38,7 @@ export async function runCli(argv: string[]): Promise<number> {
   let exitCode = 0;
   const program = new Command("plantstore")
     .description(
-      "Add, read, list and delete the plants of a Plant Store, or import and export a catalogue of them (CSV or JSON Lines).",
+      "Add, read, list, edit and delete the plants of a Plant Store, or import and export a catalogue of them (CSV or JSON Lines).",
     )
     .version(version)
     .addOption(
@@ -108,6 +109,23 @@ export async function runCli(argv: string[]): Promise<number> {
     "0 when the plant is printed, 1 when no plant has the id (or the request failed), 2 for bad usage.",
     getCommand,
   );
+
+  program
+    .command("update")
+    .description(
+      "Give a plant a new name and tag; without --tag or --no-tag it keeps its tag (read first, changed only if nobody changed it since)",
+    )
+    .argument("<id>", "the plant's id: an integer from -9223372036854775808 to 9223372036854775807")
+    .requiredOption("--name <name>", "the plant's new name (1-256 characters)")
+    .option("--tag <tag>", "the plant's new tag (1-64 characters)")
+    .option("--no-tag", "remove the plant's tag")
+    .addHelpText(
+      "after",
+      "\nExit status: 0 when the plant has the name and tag, 1 when no plant has the id, someone changed it meanwhile, or the request failed, 2 for bad usage.",
+    )
+    .action(async (id: string, options: UpdateOptions, command: Command) => {
+      exitCode = await updateCommand(id, options, command.optsWithGlobals<GlobalOptions & UpdateOptions>());
+    });
 
   program
     .command("list")
