@@ -43,7 +43,7 @@ describeWith(target, "PostgreSQL outage under load", (url) => {
     await MixedLoad.preload(server.url, preloaded);
     const load = new MixedLoad(server.url, preloaded, 1_000_000n);
     const readyz = async () => (await fetch(`${server.url}/readyz`)).status;
-    // Creates, deletes, reads and lists from 20 clients, back to back.
+    // Creates, deletes, edits, reads and lists from 20 clients, back to back.
     load.start(20);
 
     await waitFor("50 successes before the outage", () => load.count((answer) => answer.status < 300) >= 50);
@@ -59,7 +59,7 @@ describeWith(target, "PostgreSQL outage under load", (url) => {
     const afterStart = load.answers.length;
     // Recovery by itself: every kind of request succeeds again through the same process.
     await waitFor("each operation succeeding again after the outage", () =>
-      (["create", "delete", "get", "list"] as const).every((op) =>
+      (["create", "delete", "edit", "get", "list"] as const).every((op) =>
         load.answers.slice(afterStart).some((answer) => answer.op === op && answer.status < 300),
       ),
     );

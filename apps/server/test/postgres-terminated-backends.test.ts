@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import pg from "pg";
 import { describeWith } from "@plantstore/vitest-config/optional";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MixedLoad } from "../src/test-support/mixed-load.js";
+import { MixedLoad, type LoadAnswer } from "../src/test-support/mixed-load.js";
 import { createTestSchema, postgresTestTarget, type TestSchema } from "../src/test-support/test-database.js";
 import { MAIN, spawnServer, type ServerProcess } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
@@ -11,7 +11,7 @@ import { WebhookReceiver } from "../src/test-support/webhook-receiver.js";
 /**
  * PostgreSQL ends the server's sessions while every kind of work is in flight (what an operator's
  * pg_terminate_backend, a failover or a crashed backend does): creates, deletes, reads and lists from
- * clients, the webhook delivery worker, the token refresh. The server's connections carry their own
+ * clients (edits too), the webhook delivery worker, the token refresh. The server's connections carry their own
  * application_name, so only this test's server loses them (the machine's PostgreSQL is shared).
  */
 const target = await postgresTestTarget();
@@ -81,17 +81,20 @@ describeWith(target, "PostgreSQL sessions terminated under load", (url) => {
     await waitFor("/readyz to answer 200", async () => (await fetch(`${server.url}/readyz`)).status === 200);
 
     // The delivery worker lived through it: every acknowledged change's event arrives.
-    const acknowledged = load.answers.filter(
-      (answer) =>
-        (answer.op === "create" && answer.status === 200) || (answer.op === "delete" && answer.status === 204),
-    );
+    const eventOf: Partial<Record<LoadAnswer["op"], [status: number, type: string]>> = {
+      create: [200, "plant.created"],
+      delete: [204, "plant.deleted"],
+      edit: [200, "plant.updated"],
+    };
+    const expected = load.answers.flatMap((answer) => {
+      const event = eventOf[answer.op];
+      return event !== undefined && answer.status === event[0] ? [`${event[1]} ${answer.id}`] : [];
+    });
     await waitFor(
-      "an event for every acknowledged create and delete",
+      "an event for every acknowledged create, delete and edit",
       () => {
         const delivered = new Set(receiver.events().map((event) => `${event.event.type} ${event.event.data.id}`));
-        return acknowledged.every((answer) =>
-          delivered.has(`${answer.op === "create" ? "plant.created" : "plant.deleted"} ${answer.id}`),
-        );
+        return expected.every((event) => delivered.has(event));
       },
       { timeoutMs: 60_000 },
     );

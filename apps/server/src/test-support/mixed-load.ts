@@ -4,7 +4,7 @@ import { TOKEN, stringify } from "./test-server.js";
 
 /** One HTTP exchange of the load: what was asked, and what came back (status 0: no answer at all). */
 export interface LoadAnswer {
-  op: "create" | "delete" | "get" | "list";
+  op: "create" | "delete" | "edit" | "get" | "list";
   id: bigint;
   status: number;
   code?: number;
@@ -15,12 +15,15 @@ const EXPECTED: Record<LoadAnswer["op"], readonly number[]> = {
   create: [200],
   // Every preloaded id is deleted once: a 404 would mean a delete acted twice or a plant vanished.
   delete: [204],
+  // Edits take preloaded ids from the other end, each once: the deletes do not reach them.
+  edit: [200],
   get: [200, 404],
   list: [200],
 };
 
 /**
- * Test support: clients that create fresh ids, delete preloaded ids (each once), read and list,
+ * Test support: clients that create fresh ids, delete preloaded ids (each once), edit others (each
+ * once: `PUT /plants/{id}`), read and list,
  * back to back, recording every answer; then checks that every answer is one the contract allows
  * and that storage holds exactly what was acknowledged.
  */
@@ -30,6 +33,7 @@ export class MixedLoad {
   private clients: Array<Promise<void>> = [];
   private nextCreate: bigint;
   private nextDelete = 0;
+  private nextEdit = 1;
   private turn = 0;
 
   constructor(
@@ -88,10 +92,15 @@ export class MixedLoad {
   async expectStorageMatches(databaseUrl: string): Promise<Record<string, number>> {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const rows = await client.query<{ id: string }>("SELECT id::text AS id FROM plants");
+    const rows = await client.query<{ id: string; name: string }>("SELECT id::text AS id, name FROM plants");
     await client.end();
     const stored = new Set(rows.rows.map((row) => BigInt(row.id)));
+    const names = new Map(rows.rows.map((row) => [BigInt(row.id), row.name]));
     const tally: Record<string, number> = {};
+    const expectName = (answer: LoadAnswer, actual: string | undefined, wanted: string, kind: string) => {
+      tally[kind] = (tally[kind] ?? 0) + 1;
+      if (actual !== wanted) throw new Error(`plant ${answer.id}: ${kind}, yet its name is ${actual ?? "(no plant)"}`);
+    };
     const expect = (answer: LoadAnswer, present: boolean, kind: string) => {
       tally[kind] = (tally[kind] ?? 0) + 1;
       if (stored.has(answer.id) !== present) {
@@ -99,6 +108,14 @@ export class MixedLoad {
       }
     };
     for (const answer of this.answers) {
+      if (answer.op === "edit") {
+        const name = names.get(answer.id);
+        if (answer.status === 200) expectName(answer, name, `edited ${answer.id}`, "edited");
+        if (answer.status === 503 && answer.code === ErrorCode.STORAGE_UNAVAILABLE) {
+          expectName(answer, name, `plant ${answer.id}`, "edit refused");
+        }
+        continue;
+      }
       if (answer.op !== "create" && answer.op !== "delete") continue;
       const refused = answer.status === 503 && answer.code === ErrorCode.STORAGE_UNAVAILABLE;
       if (answer.op === "create" && answer.status === 200) expect(answer, true, "created");
@@ -110,10 +127,19 @@ export class MixedLoad {
   }
 
   private async one(): Promise<void> {
-    const kind = (["create", "delete", "get", "list"] as const)[this.turn++ % 4]!;
-    if (kind === "delete" && this.nextDelete >= this.preloaded.length) return this.record("get", this.preloaded[0]!);
+    const kind = (["create", "delete", "edit", "get", "list"] as const)[this.turn++ % 5]!;
+    // Deletes take ids from the start, edits from the end; when they would meet, read instead.
+    if ((kind === "delete" || kind === "edit") && this.nextDelete + this.nextEdit > this.preloaded.length) {
+      return this.record("get", this.preloaded[0]!);
+    }
     const id =
-      kind === "create" ? this.nextCreate++ : kind === "delete" ? this.preloaded[this.nextDelete++]! : this.pick();
+      kind === "create"
+        ? this.nextCreate++
+        : kind === "delete"
+          ? this.preloaded[this.nextDelete++]!
+          : kind === "edit"
+            ? this.preloaded[this.preloaded.length - this.nextEdit++]!
+            : this.pick();
     return this.record(kind, id);
   }
 
@@ -130,9 +156,15 @@ export class MixedLoad {
           ? await post(this.baseUrl, id)
           : op === "delete"
             ? await fetch(`${this.baseUrl}/plants/${id}`, { method: "DELETE", headers })
-            : op === "get"
-              ? await fetch(`${this.baseUrl}/plants/${id}`, { headers })
-              : await fetch(`${this.baseUrl}/plants?limit=10&after=${id}`, { headers });
+            : op === "edit"
+              ? await fetch(`${this.baseUrl}/plants/${id}`, {
+                  method: "PUT",
+                  headers: { ...headers, "content-type": "application/json" },
+                  body: JSON.stringify({ name: `edited ${id}` }),
+                })
+              : op === "get"
+                ? await fetch(`${this.baseUrl}/plants/${id}`, { headers })
+                : await fetch(`${this.baseUrl}/plants?limit=10&after=${id}`, { headers });
     } catch {
       this.answers.push({ op, id, status: 0, retryAfter: null });
       return;
