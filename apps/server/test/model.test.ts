@@ -4,9 +4,11 @@ import { testBackends } from "../src/test-support/databases.js";
 import { exactJson, startTestServer } from "../src/test-support/test-server.js";
 
 /**
- * Model-based test: seeded random sequences of creates (new, replayed, conflicting), gets, list
- * pages (random limits, tags and `after`) and deletes against the real server, each answer
- * checked against an in-memory model of the store. A failure names the seed and the last steps,
+ * Model-based test: seeded random sequences of creates (new, replayed, conflicting), gets (with
+ * and without If-None-Match), list pages (random limits, tags and `after`), edits and deletes
+ * (with and without If-Match: an ETag the test saw, possibly stale, `*`, or one never issued)
+ * against the real server, each answer checked against an in-memory model of the store. ETags
+ * are checked to be one per content: the same for the same name and tag, different otherwise. A failure names the seed and the last steps,
  * so it can be replayed with PLANTSTORE_MODEL_SEED=<seed>.
  */
 const SEQUENCES = 10;
@@ -65,10 +67,39 @@ describe.each(testBackends())("the store against its model on $name", (backend) 
       };
       const same = (a: Plant, b: Plant) => a.name === b.name && a.tag === b.tag;
       const stored = () => [...model.keys()];
+      /** The last ETag the test saw for each id, and the plant it was seen with. */
+      const seen = new Map<bigint, { etag: string; plant: Plant }>();
+      /** ETag per content, and content per ETag: both must stay one-to-one. */
+      const etagOfContent = new Map<string, string>();
+      const contentOfEtag = new Map<string, string>();
+      const observe = (id: bigint, plant: Plant, etag: string | null) => {
+        expect(etag).toMatch(/^"[^"]+"$/);
+        const content = JSON.stringify([plant.name, plant.tag ?? null]);
+        expect(etagOfContent.get(content) ?? etag).toBe(etag);
+        expect(contentOfEtag.get(etag!) ?? content).toBe(content);
+        etagOfContent.set(content, etag!);
+        contentOfEtag.set(etag!, content);
+        seen.set(id, { etag: etag!, plant });
+      };
+      /** An If-Match for `id`: none, the last ETag seen for it (maybe stale), `*`, or one never issued. */
+      const condition = (id: bigint): { header?: string; holds: (current: Plant | undefined) => boolean } => {
+        const roll = random.int(10);
+        const last = seen.get(id);
+        if (roll < 5) return { holds: () => true };
+        if (roll < 8 && last !== undefined) {
+          return { header: last.etag, holds: (current) => current !== undefined && same(current, last.plant) };
+        }
+        if (roll < 9) return { header: "*", holds: (current) => current !== undefined };
+        return { header: '"never-issued"', holds: () => false };
+      };
+      const expectError = async (response: Response, status: number, code: number) => {
+        expect(response.status).toBe(status);
+        expect(((await response.json()) as { error: number }).error).toBe(code);
+      };
 
       async function step(): Promise<void> {
         const roll = random.int(100);
-        if (roll < 35) {
+        if (roll < 30) {
           // A create: a new plant, a replay of a stored one, or a conflict with it.
           const existing = stored();
           const replay = existing.length > 0 && random.chance(0.3);
@@ -90,19 +121,53 @@ describe.each(testBackends())("the store against its model on $name", (backend) 
             expect(response.status).toBe(409);
             expect(((await response.json()) as { error: number }).error).toBe(ErrorCode.ID_CONFLICT);
           }
-        } else if (roll < 55) {
+        } else if (roll < 45) {
           const id = random.pick(pool);
-          history.push(`get ${id}`);
-          const response = await server.call("GET", `/plants/${id}`);
+          const last = seen.get(id);
+          const ifNoneMatch = last !== undefined && random.chance(0.3) ? last : undefined;
+          history.push(`get ${id}${ifNoneMatch === undefined ? "" : ` if-none-match ${ifNoneMatch.etag}`}`);
+          const response = await server.call(
+            "GET",
+            `/plants/${id}`,
+            ifNoneMatch === undefined ? {} : { "if-none-match": ifNoneMatch.etag },
+          );
           const current = model.get(id);
           if (current === undefined) {
-            expect(response.status).toBe(404);
-            expect(((await response.json()) as { error: number }).error).toBe(ErrorCode.PLANT_NOT_FOUND);
+            await expectError(response, 404, ErrorCode.PLANT_NOT_FOUND);
+          } else if (ifNoneMatch !== undefined && same(current, ifNoneMatch.plant)) {
+            expect(response.status).toBe(304);
+            expect(response.headers.get("etag")).toBe(ifNoneMatch.etag);
           } else {
             expect(response.status).toBe(200);
             expect(await exactJson(response)).toEqual({ id, ...current });
+            observe(id, current, response.headers.get("etag"));
           }
-        } else if (roll < 80) {
+        } else if (roll < 65) {
+          // An edit: of a stored plant (often to the same name and tag) or of any pool id.
+          const existing = stored();
+          const id = existing.length > 0 && random.chance(0.7) ? random.pick(existing) : random.pick(pool);
+          const current = model.get(id);
+          const plant = current !== undefined && random.chance(0.2) ? current : newPlant();
+          const ifMatch = condition(id);
+          history.push(
+            `update ${id} ${JSON.stringify(plant)}${ifMatch.header === undefined ? "" : ` if-match ${ifMatch.header}`}`,
+          );
+          const response = await server.put(
+            id,
+            plant,
+            ifMatch.header === undefined ? {} : { "if-match": ifMatch.header },
+          );
+          if (current === undefined && ifMatch.header === undefined) {
+            await expectError(response, 404, ErrorCode.PLANT_NOT_FOUND);
+          } else if (!ifMatch.holds(current)) {
+            await expectError(response, 412, ErrorCode.PRECONDITION_FAILED);
+          } else {
+            expect(response.status).toBe(200);
+            expect(await exactJson(response)).toEqual({ id, ...plant });
+            observe(id, plant, response.headers.get("etag"));
+            model.set(id, plant);
+          }
+        } else if (roll < 85) {
           const limit = random.chance(0.2) ? undefined : random.chance(0.1) ? 1000 : 1 + random.int(8);
           const tag = random.chance(0.4) ? random.pick(TAGS.filter((t) => t !== undefined)) : undefined;
           const after = random.chance(0.5) ? (random.chance(0.5) ? random.pick(pool) : random.int64()) : undefined;
@@ -129,14 +194,22 @@ describe.each(testBackends())("the store against its model on $name", (backend) 
         } else {
           const existing = stored();
           const id = existing.length > 0 && random.chance(0.6) ? random.pick(existing) : random.pick(pool);
-          history.push(`delete ${id}`);
-          const response = await server.call("DELETE", `/plants/${id}`);
-          if (model.delete(id)) {
+          const ifMatch = condition(id);
+          history.push(`delete ${id}${ifMatch.header === undefined ? "" : ` if-match ${ifMatch.header}`}`);
+          const response = await server.call(
+            "DELETE",
+            `/plants/${id}`,
+            ifMatch.header === undefined ? {} : { "if-match": ifMatch.header },
+          );
+          const current = model.get(id);
+          if (current === undefined && ifMatch.header === undefined) {
+            await expectError(response, 404, ErrorCode.PLANT_NOT_FOUND);
+          } else if (!ifMatch.holds(current)) {
+            await expectError(response, 412, ErrorCode.PRECONDITION_FAILED);
+          } else {
             expect(response.status).toBe(204);
             expect(await response.text()).toBe("");
-          } else {
-            expect(response.status).toBe(404);
-            expect(((await response.json()) as { error: number }).error).toBe(ErrorCode.PLANT_NOT_FOUND);
+            model.delete(id);
           }
         }
       }
