@@ -228,7 +228,7 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
     });
     afterAll(() => schema?.drop());
 
-    it("two instances share one store: a plant created through one is read and deleted through the other", async () => {
+    it("two instances share one store: a plant created through one is read, edited and deleted through the other", async () => {
       // Host networking reaches the host's PostgreSQL at 127.0.0.1; each server takes a free port.
       const instance = async () => {
         const name = await start([
@@ -255,6 +255,20 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
       expect((await call(one, "POST", "/plants", TOKEN, { id: BIG_ID, name: "Monstera" })).status).toBe(200);
       const read = await call(other, "GET", `/plants/${BIG_ID}`, TOKEN);
       expect(await read.text()).toContain(`"id":${BIG_ID},"name":"Monstera"`);
+      // Edited through the other, on the version it read; the first sees the edit and its ETag.
+      const edited = await fetch(`${other}/plants/${BIG_ID}`, {
+        method: "PUT",
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          "content-type": "application/json",
+          "if-match": read.headers.get("etag")!,
+        },
+        body: '{"name": "Monstera deliciosa"}',
+      });
+      expect(edited.status).toBe(200);
+      const reread = await call(one, "GET", `/plants/${BIG_ID}`, TOKEN);
+      expect(await reread.text()).toBe(`{"id":${BIG_ID},"name":"Monstera deliciosa"}`);
+      expect(reread.headers.get("etag")).toBe(edited.headers.get("etag"));
       expect((await call(other, "DELETE", `/plants/${BIG_ID}`, TOKEN)).status).toBe(204);
       expect((await call(one, "GET", `/plants/${BIG_ID}`, TOKEN)).status).toBe(404);
     });
