@@ -114,6 +114,57 @@ describe("the process as users run it", () => {
     expect(await stop(again)).toBe(0);
   });
 
+  it("after kill -9 under concurrent edits, every plant has the name of its last acknowledged edit (or a later one cut off)", async () => {
+    const databaseUrl = await backend.freshDatabaseUrl();
+    const server = await spawnServer({ DATABASE_URL: databaseUrl });
+    const ids = Array.from({ length: 32 }, (_, i) => 2n ** 53n + BigInt(i));
+    expect(await Promise.all(ids.map((id) => create(server.url, id)))).toEqual(Array(32).fill(200));
+    /** Per plant: the revision of its last acknowledged edit, and the one cut off by the kill (if any). */
+    const acknowledged = new Map<bigint, number>();
+    const inFlight = new Map<bigint, number>();
+    let edits = 0;
+    let killed = false;
+    // One writer per plant: its edits go one after the other, so the last 200 is the latest change.
+    const worker = async (id: bigint) => {
+      for (let revision = 1; !killed; revision++) {
+        inFlight.set(id, revision);
+        const status = await fetch(`${server.url}/plants/${id}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body: stringify({ name: `revision ${revision}` }),
+        }).then(
+          (response) => response.status,
+          () => 0,
+        );
+        if (status !== 200) break;
+        acknowledged.set(id, revision);
+        edits++;
+      }
+    };
+    const workers = ids.map(worker);
+    await waitFor("300 acknowledged edits", () => edits >= 300, { timeoutMs: 60_000 });
+    server.child.kill("SIGKILL");
+    killed = true;
+    await Promise.all(workers);
+    await server.exited;
+
+    const again = await spawnServer({ DATABASE_URL: databaseUrl });
+    const wrong: string[] = [];
+    for (const id of ids) {
+      const plant = (await (
+        await fetch(`${again.url}/plants/${id}`, { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).json()) as {
+        name: string;
+      };
+      const last = acknowledged.get(id) ?? 0;
+      // The acknowledged edit, or the one the kill cut off (committed or not, nobody was told).
+      const allowed = [last === 0 ? `plant ${id}` : `revision ${last}`, `revision ${inFlight.get(id)}`];
+      if (!allowed.includes(plant.name)) wrong.push(`${id}: ${plant.name}, expected one of ${allowed.join(" / ")}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await stop(again)).toBe(0);
+  });
+
   it("after kill -9 under creates and deletes, every 200 is there unless its delete got a 204, every 204 is gone", async () => {
     const databaseUrl = await backend.freshDatabaseUrl();
     const server = await spawnServer({ DATABASE_URL: databaseUrl });
