@@ -138,16 +138,15 @@ function podmanRunsContainers(): string | undefined {
 /** Docker when its daemon answers, else Podman when it can run a container; else skipped (or failed under CI). */
 export function containerEngine(): Availability<Engine> {
   if (findOnPath("docker") && spawnSync("docker", ["version", "--format", "{{.Server.Version}}"]).status === 0) {
-    return availability("a container engine", { found: new Engine("docker") });
+    return availability("container", { found: new Engine("docker") });
   }
   const hint =
     'install Podman (`apt-get install podman runc`) and set runtime = "runc" and default_ulimits = [] ' +
     "in /etc/containers/containers.conf (docs/testing.md), or start Docker";
-  if (!findOnPath("podman"))
-    return availability("a container engine", { missing: "neither Docker nor Podman found", hint });
+  if (!findOnPath("podman")) return availability("container", { missing: "neither Docker nor Podman found", hint });
   const problem = podmanRunsContainers();
   return availability(
-    "a container engine",
+    "container",
     problem === undefined
       ? { found: new Engine("podman") }
       : { missing: `Podman cannot run containers here (${problem})`, hint },
