@@ -78,6 +78,10 @@ export async function runCli(argv: string[]): Promise<number> {
     .addOption(
       new Option("-c, --concurrency <n>", "creates in flight at once").argParser(integerBetween(1, 256)).default(16),
     )
+    .option(
+      "--update",
+      "make the store match the source: edit plants whose stored name or tag differs (else: conflicts)",
+    )
     .addOption(progressIntervalOption())
     .addHelpText(
       "after",

@@ -146,6 +146,33 @@ describe("plantstore import", () => {
     expect(await context.server.storage.plants.find(2n ** 63n - 1n)).toMatchObject({ name: "Max" });
   });
 
+  it("with --update makes the store match the file: creates what is missing, edits what differs, reports each", async () => {
+    const base = 2n ** 53n + 7_000n;
+    await context.server.storage.plants.create({ id: base, name: "Same", tag: "t" });
+    await context.server.storage.plants.create({ id: base + 1n, name: "Old name", tag: "t" });
+    await context.server.storage.plants.create({ id: base + 2n, name: "Tagged", tag: "gone" });
+    const source = writeSource("update.csv", [
+      "id,name,tag",
+      `${base},Same,t`,
+      `${base + 1n},New name,t`,
+      `${base + 2n},Tagged,`,
+      `${base + 3n},Missing,new`,
+    ]);
+    const run = await runCli(["--json", "import", source, "--update"], env());
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as ImportSummary;
+    expect(summary).toMatchObject({ lines: 4, created: 1, alreadyPresent: 1, updated: 2, conflicts: [], failed: [] });
+    expect(await context.server.storage.plants.find(base + 1n)).toEqual({ id: base + 1n, name: "New name", tag: "t" });
+    expect(await context.server.storage.plants.find(base + 2n)).toEqual({ id: base + 2n, name: "Tagged" });
+    expect(await context.server.storage.plants.find(base + 3n)).toEqual({ id: base + 3n, name: "Missing", tag: "new" });
+    // Without --update the same difference is a conflict, and nothing is edited.
+    await context.server.storage.plants.update({ id: base + 1n, name: "Old name", tag: "t" });
+    const plain = await runCli(["--json", "import", source], env());
+    expect(plain.code).toBe(1);
+    expect((JSON.parse(plain.stdout) as ImportSummary).conflicts).toHaveLength(1);
+    expect((await context.server.storage.plants.find(base + 1n))?.name).toBe("Old name");
+  });
+
   it("prints a readable summary and exits 0 when every line is stored", async () => {
     const path = writeSource("small.csv", ["id,name,tag", "5000001,Fern,indoor", "5000002,Ivy,"]);
     const run = await runCli(["import", path], env());

@@ -15,6 +15,8 @@ export interface ImportCommandOptions {
   format?: RecordFormat;
   concurrency: number;
   progressInterval: number;
+  /** Edit plants whose stored name or tag differs from the line (else they are conflicts). */
+  update?: boolean;
 }
 
 /** Exit codes: 0 every line stored, 1 some line failed or the run stopped, 2 bad usage or source, 130 interrupted. */
@@ -36,6 +38,7 @@ export async function importCommand(
     client,
     records: readRecords(input, format, interrupt.signal),
     concurrency: options.concurrency,
+    update: options.update ?? false,
     signal: interrupt.signal,
   });
   const stopProgress = startProgress({

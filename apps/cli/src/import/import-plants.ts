@@ -7,6 +7,8 @@ export interface ImportOptions {
   client: PlantStoreClient;
   records: AsyncIterable<SourceRecord>;
   concurrency: number;
+  /** Make the store match the source: a line whose id is stored with another name or tag is edited to it. */
+  update?: boolean;
   /** Cancels the creates in flight (Ctrl-C): the summary then counts them as unfinished. */
   signal?: AbortSignal;
 }
@@ -43,6 +45,8 @@ export function importPlants(options: ImportOptions): { summary: ImportSummary; 
       if (!(error instanceof PlantStoreError)) throw error;
       if (error.kind === "aborted") {
         summary.unfinished++;
+      } else if (error.isConflict() && options.update) {
+        await edit(plant, line, id);
       } else if (error.isConflict()) {
         summary.conflicts.push(failure(line, id, error.detail ?? error.message));
       } else if (error.isInvalidInput()) {
@@ -58,6 +62,19 @@ export function importPlants(options: ImportOptions): { summary: ImportSummary; 
       } else {
         summary.failed.push(failure(line, id, error.message));
       }
+    }
+  }
+
+  /** --update: the stored plant differs from the line: give it the line's name and tag. */
+  async function edit(plant: NewPlantInput, line: number, id: string): Promise<void> {
+    try {
+      const wanted = plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+      await options.client.updatePlant(plant.id, wanted, { signal: options.signal });
+      summary.updated++;
+    } catch (error) {
+      if (!(error instanceof PlantStoreError)) throw error;
+      if (error.kind === "aborted") summary.unfinished++;
+      else summary.failed.push(failure(line, id, error.message));
     }
   }
 

@@ -16,6 +16,8 @@ export interface ImportSummary {
   alreadyPresent: number;
   /** Stored, but a retry made it impossible to tell whether this run or an earlier one created it. */
   createdOrAlreadyPresent: number;
+  /** With --update: lines whose id was stored with another name or tag, edited to the line's. */
+  updated: number;
   /** The id was stored (before this run, or from an earlier line of the file) with a different name or tag. */
   conflicts: LineFailure[];
   /** The line is not a valid plant (refused before sending, or by the server). */
@@ -35,6 +37,7 @@ export function emptySummary(): ImportSummary {
     created: 0,
     alreadyPresent: 0,
     createdOrAlreadyPresent: 0,
+    updated: 0,
     conflicts: [],
     invalid: [],
     failed: [],
@@ -44,7 +47,9 @@ export function emptySummary(): ImportSummary {
 }
 
 export function finishedLines(summary: ImportSummary): number {
-  return summary.created + summary.alreadyPresent + summary.createdOrAlreadyPresent + failureCount(summary);
+  return (
+    summary.created + summary.alreadyPresent + summary.createdOrAlreadyPresent + summary.updated + failureCount(summary)
+  );
 }
 
 export function failureCount(summary: ImportSummary): number {
@@ -67,6 +72,7 @@ export function formatSummary(summary: ImportSummary, source: string): string {
     ...(summary.createdOrAlreadyPresent > 0
       ? [["created or already present", summary.createdOrAlreadyPresent] as [string, number]]
       : []),
+    ...(summary.updated > 0 ? [["updated", summary.updated] as [string, number]] : []),
     ["conflicts", summary.conflicts.length],
     ["invalid", summary.invalid.length],
     ["failed", summary.failed.length],
