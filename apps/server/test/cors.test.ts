@@ -6,7 +6,7 @@ import { startTestServer, TOKEN, type TestServer } from "../src/test-support/tes
 
 const APP = "https://app.example.com";
 const OTHER = "https://evil.example.com";
-const READ_ONLY_TOKEN = "read-only-token-0123456789";
+const READ_ONLY_TOKEN = "read-only-token-0123456789abcdefghijklmn";
 
 const EXPOSED = [
   "Link",
