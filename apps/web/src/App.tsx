@@ -1,4 +1,4 @@
-import type { PlantPage, PlantStoreClient } from "@plantstore/client";
+import type { PlantPage, PlantStoreClient, VersionedPlant } from "@plantstore/client";
 import { PlantStoreError } from "@plantstore/client";
 import { useInfiniteQuery, useMutation, useQueryClient, type InfiniteData } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
@@ -8,8 +8,10 @@ import {
   forgetToken,
   newPlantFrom,
   PAGE_SIZE,
+  plantUpdateFrom,
   savedToken,
   saveToken,
+  type EditForm,
   type PlantForm,
   type StoredPlant,
 } from "./api.js";
@@ -115,6 +117,16 @@ function withoutPlant(data: Pages, id: bigint): Pages {
   return { ...data, pages: data.pages.map((page) => ({ ...page, plants: page.plants.filter((p) => p.id !== id) })) };
 }
 
+/** The plant being edited: as last read (its ETag is the edit's If-Match), and the form's fields. */
+interface Editing {
+  plant: StoredPlant;
+  etag: string;
+  form: EditForm;
+}
+
+const formOf = (plant: StoredPlant): EditForm => ({ name: plant.name, tag: plant.tag ?? "" });
+const describePlant = (plant: StoredPlant) => `${plant.name} (${plant.id})`;
+
 function Store(props: {
   client: PlantStoreClient;
   refuse: (error: unknown) => void;
@@ -169,6 +181,7 @@ function Store(props: {
     onSuccess: (_result, plant) => {
       queryClient.setQueryData<Pages>(queryKey, (data) => (data === undefined ? data : withoutPlant(data, plant.id)));
       tell(`Deleted ${plant.name} (${plant.id}).`);
+      if (editing?.plant.id === plant.id) setEditing(null);
       // The button that had the focus is gone: the table keeps it, so the keyboard stays in place.
       tableRef.current?.focus();
     },
@@ -180,6 +193,91 @@ function Store(props: {
       }
     },
   });
+
+  /** Puts `plant` in the table as it now is (or takes it out, when the filter no longer shows it). */
+  function showInTable(plant: StoredPlant) {
+    queryClient.setQueryData<Pages>(queryKey, (data) => {
+      if (data === undefined || !data.pages.some((page) => page.plants.some((p) => p.id === plant.id))) return data;
+      return tag === "" || plant.tag === tag ? withPlant(data, plant) : withoutPlant(data, plant.id);
+    });
+  }
+
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const editNameRef = useRef<HTMLInputElement>(null);
+  const editButtons = useRef(new Map<bigint, HTMLButtonElement>());
+  // The form opens with the focus in its first field (and after a 412, back there with the current version).
+  const editingId = editing?.plant.id;
+  const editingEtag = editing?.etag;
+  useEffect(() => {
+    if (editingId !== undefined) editNameRef.current?.focus();
+  }, [editingId, editingEtag]);
+
+  function closeEdit(id: bigint) {
+    setEditing(null);
+    // Back to the row's Edit button, or the table when the row is gone.
+    const button = editButtons.current.get(id);
+    if (button?.isConnected) button.focus();
+    else tableRef.current?.focus();
+  }
+
+  /** Reads the plant with its ETag (the version the edit will be checked against) and opens the form. */
+  const startEdit = useMutation({
+    mutationFn: (plant: StoredPlant) => client.readPlant(plant.id),
+    onSuccess: (read) => {
+      showInTable(read.plant);
+      setEditing({ ...read, form: formOf(read.plant) });
+    },
+    onError: (error, plant) => {
+      refuse(error);
+      if (error instanceof PlantStoreError && error.isNotFound()) {
+        queryClient.setQueryData<Pages>(queryKey, (data) => (data === undefined ? data : withoutPlant(data, plant.id)));
+      }
+    },
+  });
+
+  const save = useMutation({
+    mutationFn: ({ edit, plant }: { edit: Editing; plant: { name: string; tag?: string } }) =>
+      client.updatePlant(edit.plant.id, plant, { ifMatch: edit.etag }),
+    onSuccess: (result) => {
+      showInTable(result.plant);
+      tell(`Saved ${describePlant(result.plant)}.`);
+      closeEdit(result.plant.id);
+    },
+    onError: async (error, { edit }) => {
+      if (!(error instanceof PlantStoreError && error.isPreconditionFailed())) return refuse(error);
+      // Someone else changed (or deleted) it since it was read: show the plant as it is now, so the
+      // person decides again from there; nothing of theirs was saved.
+      const whose = describePlant(edit.plant);
+      let current: VersionedPlant;
+      try {
+        current = await client.readPlant(edit.plant.id);
+      } catch (readError) {
+        if (!(readError instanceof PlantStoreError && readError.isNotFound())) return refuse(readError);
+        queryClient.setQueryData<Pages>(queryKey, (data) =>
+          data === undefined ? data : withoutPlant(data, edit.plant.id),
+        );
+        refuse(new Error(`Someone else deleted ${whose} while you were editing it; your edit was not saved.`));
+        return closeEdit(edit.plant.id);
+      }
+      showInTable(current.plant);
+      setEditing({ ...current, form: formOf(current.plant) });
+      const { name, tag: currentTag } = current.plant;
+      refuse(
+        new Error(
+          `Someone else changed ${whose} while you were editing it; your edit was not saved. ` +
+            `The current version is shown: ${name}, ${currentTag === undefined ? "no tag" : `tag ${currentTag}`}.`,
+        ),
+      );
+    },
+  });
+
+  function submitEdit(event: FormEvent) {
+    event.preventDefault();
+    if (editing === null) return;
+    const checked = plantUpdateFrom(editing.form);
+    if (!checked.ok) return refuse(new Error(checked.reason));
+    save.mutate({ edit: editing, plant: checked.plant });
+  }
 
   function submitAdd(event: FormEvent) {
     event.preventDefault();
@@ -234,6 +332,33 @@ function Store(props: {
         </fieldset>
       </form>
 
+      {editing === null ? null : (
+        <form className="edit" onSubmit={submitEdit} noValidate>
+          <fieldset disabled={save.isPending}>
+            <legend>Edit {describePlant(editing.plant)}</legend>
+            <label htmlFor="edit-name">New name</label>
+            <input
+              id="edit-name"
+              ref={editNameRef}
+              autoComplete="off"
+              value={editing.form.name}
+              onChange={(event) => setEditing({ ...editing, form: { ...editing.form, name: event.target.value } })}
+            />
+            <label htmlFor="edit-tag">New tag</label>
+            <input
+              id="edit-tag"
+              autoComplete="off"
+              value={editing.form.tag}
+              onChange={(event) => setEditing({ ...editing, form: { ...editing.form, tag: event.target.value } })}
+            />
+            <button type="submit">Save</button>
+            <button type="button" onClick={() => closeEdit(editing.plant.id)}>
+              Cancel
+            </button>
+          </fieldset>
+        </form>
+      )}
+
       <table ref={tableRef} tabIndex={-1} aria-busy={plants.isFetching}>
         <caption>Plants</caption>
         <thead>
@@ -253,6 +378,18 @@ function Store(props: {
               <td>{plant.name}</td>
               <td>{plant.tag ?? ""}</td>
               <td>
+                <button
+                  type="button"
+                  ref={(button) => {
+                    if (button === null) editButtons.current.delete(plant.id);
+                    else editButtons.current.set(plant.id, button);
+                  }}
+                  aria-label={`Edit ${plant.name} (${plant.id})`}
+                  disabled={startEdit.isPending && startEdit.variables?.id === plant.id}
+                  onClick={() => startEdit.mutate(plant)}
+                >
+                  Edit
+                </button>{" "}
                 <button
                   type="button"
                   aria-label={`Delete ${plant.name} (${plant.id})`}

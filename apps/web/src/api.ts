@@ -1,5 +1,5 @@
 import { createPlantStoreClient, PlantStoreError, type PlantStoreClient, type StoredPlant } from "@plantstore/client";
-import { NewPlant, type NewPlantInput } from "@plantstore/contract";
+import { NewPlant, PlantUpdate, type NewPlantInput } from "@plantstore/contract";
 
 /** Where the token lives while the tab is open: never localStorage, never a URL. */
 const TOKEN_KEY = "plantstore-token";
@@ -45,11 +45,32 @@ export function newPlantFrom(
   if (!/^-?\d+$/.test(idText)) return { ok: false, reason: "Id: must be a whole number" };
   const candidate = { id: BigInt(idText), name: form.name, ...(form.tag === "" ? {} : { tag: form.tag }) };
   const checked = NewPlant.safeParse(candidate);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    const field = String(issue.path[0] ?? "plant");
-    return { ok: false, reason: `${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}` };
-  }
+  if (!checked.success) return { ok: false, reason: firstReason(checked.error) };
+  return { ok: true, plant: candidate };
+}
+
+/** The first thing the contract's schema refused, as "Field: why". */
+function firstReason(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0]!;
+  const field = String(issue.path[0] ?? "plant");
+  return `${field.charAt(0).toUpperCase()}${field.slice(1)}: ${issue.message}`;
+}
+
+export interface EditForm {
+  name: string;
+  tag: string;
+}
+
+/**
+ * The edit form's fields as the contract's PlantUpdate (the whole plant as it is to be: an empty
+ * tag removes the tag), checked with the contract's own schema before anything is sent.
+ */
+export function plantUpdateFrom(
+  form: EditForm,
+): { ok: true; plant: PlantUpdate } | { ok: false; reason: string } {
+  const candidate = { name: form.name, ...(form.tag === "" ? {} : { tag: form.tag }) };
+  const checked = PlantUpdate.safeParse(candidate);
+  if (!checked.success) return { ok: false, reason: firstReason(checked.error) };
   return { ok: true, plant: candidate };
 }
 

@@ -111,7 +111,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
         String(BIG_ID),
         "Big Fern",
         "huge",
-        "Delete",
+        "Edit Delete",
       ]);
       const stored = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN }).getPlant(BIG_ID);
       expect(stored).toEqual({ id: BIG_ID, name: "Big Fern", tag: "huge" });
@@ -146,6 +146,78 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       expect(await rows().filter({ hasText: "Not plant 7" }).count()).toBe(0);
     });
 
+    it("edits a plant from its row: checked before sending, Cancel, Save; the row and the server have it", async () => {
+      const before = apiRequests.length;
+      await page.getByRole("button", { name: "Edit Plant 8 (8)" }).click();
+      const newName = page.getByLabel("New name", { exact: true });
+      const newTag = page.getByLabel("New tag", { exact: true });
+      await expect.poll(() => newName.inputValue()).toBe("Plant 8");
+      // The form opens with the focus in its first field; Cancel (from the keyboard) closes it unchanged.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("edit-name");
+      await page.getByRole("button", { name: "Cancel" }).focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => newName.count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Edit Plant 8 (8)");
+
+      await page.keyboard.press("Enter");
+      await expect.poll(() => newName.inputValue()).toBe("Plant 8");
+      await newName.fill("");
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect.poll(() => alert().textContent()).toMatch(/^Name: /);
+      expect(apiRequests.slice(before)).toEqual(["GET /plants/8", "GET /plants/8"]);
+
+      await newName.fill("Edited Fern");
+      await newTag.fill("shade");
+      await newTag.press("Enter");
+      await page.getByRole("button", { name: "Edit Edited Fern (8)" }).waitFor();
+      expect(await rows().filter({ hasText: "Edited Fern" }).locator("td").allTextContents()).toEqual([
+        "8",
+        "Edited Fern",
+        "shade",
+        "Edit Delete",
+      ]);
+      expect(await page.getByRole("status").textContent()).toBe("Saved Edited Fern (8).");
+      expect(await newName.count()).toBe(0);
+      const stored = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN }).getPlant(8);
+      expect(stored).toEqual({ id: 8n, name: "Edited Fern", tag: "shade" });
+      expect(apiRequests.slice(before)).toEqual(["GET /plants/8", "GET /plants/8", "PUT /plants/8"]);
+    });
+
+    it("says when someone else changed the plant since it was read (412), and shows the current version", async () => {
+      await page.getByRole("button", { name: "Edit Plant 9 (9)" }).click();
+      const newName = page.getByLabel("New name", { exact: true });
+      const newTag = page.getByLabel("New tag", { exact: true });
+      await expect.poll(() => newName.inputValue()).toBe("Plant 9");
+      // Behind the page's back.
+      const api = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+      await api.updatePlant(9, { name: "Changed elsewhere", tag: "theirs" });
+      await newName.fill("My edit");
+      await page.getByRole("button", { name: "Save" }).click();
+      await expect
+        .poll(() => alert().textContent())
+        .toBe(
+          "Someone else changed Plant 9 (9) while you were editing it; your edit was not saved. " +
+            "The current version is shown: Changed elsewhere, tag theirs.",
+        );
+      await expect.poll(() => newName.inputValue()).toBe("Changed elsewhere");
+      expect(await newTag.inputValue()).toBe("theirs");
+      expect(await rows().filter({ hasText: "Changed elsewhere" }).locator("td").allTextContents()).toEqual([
+        "9",
+        "Changed elsewhere",
+        "theirs",
+        "Edit Delete",
+      ]);
+      expect(await api.getPlant(9)).toEqual({ id: 9n, name: "Changed elsewhere", tag: "theirs" });
+
+      // Deciding again from the current version: it saves (the form holds the new ETag).
+      await newName.fill("My edit");
+      await newTag.fill("");
+      await page.getByRole("button", { name: "Save" }).click();
+      await page.getByRole("button", { name: "Edit My edit (9)" }).waitFor();
+      expect(await alert().textContent()).toBe("");
+      expect(await api.getPlant(9)).toEqual({ id: 9n, name: "My edit" });
+    });
+
     it("deletes a plant from its row, with no dialog", async () => {
       page.on("dialog", (dialog) => problems.push(`dialog: ${dialog.message()}`));
       await page.getByRole("button", { name: `Delete Big Fern (${BIG_ID})` }).click();
@@ -174,7 +246,9 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("TABLE");
     });
 
-    it("has no serious or critical accessibility violation (axe-core), connected and after refusals", async () => {
+    it("has no serious or critical accessibility violation (axe-core), connected, editing and after refusals", async () => {
+      await page.getByRole("button", { name: "Edit Plant 1 (1)" }).click();
+      await page.getByLabel("New name", { exact: true }).waitFor();
       await page.evaluate(axeSource);
       const violations = await page.evaluate(async () => {
         const axe = (
