@@ -65,9 +65,7 @@ export interface EditForm {
  * The edit form's fields as the contract's PlantUpdate (the whole plant as it is to be: an empty
  * tag removes the tag), checked with the contract's own schema before anything is sent.
  */
-export function plantUpdateFrom(
-  form: EditForm,
-): { ok: true; plant: PlantUpdate } | { ok: false; reason: string } {
+export function plantUpdateFrom(form: EditForm): { ok: true; plant: PlantUpdate } | { ok: false; reason: string } {
   const candidate = { name: form.name, ...(form.tag === "" ? {} : { tag: form.tag }) };
   const checked = PlantUpdate.safeParse(candidate);
   if (!checked.success) return { ok: false, reason: firstReason(checked.error) };
