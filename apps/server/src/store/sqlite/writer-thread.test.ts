@@ -32,7 +32,15 @@ it("answers writes in flight when the writer thread stops with OutcomeUnknownErr
   // The batch goes to the thread in the next check phase; stop the thread right after it is sent.
   await new Promise((resolve) => setImmediate(resolve));
   await writerThread(storage).terminate();
-  await expect(inFlight).rejects.toBeInstanceOf(OutcomeUnknownError);
+  // On an idle machine the thread may commit the batch before it stops: then the delete is known
+  // and answered as done. What it must never be is a refusal that says nothing happened. (Holding
+  // the write lock from another connection to pin the race crashes the process: terminating a
+  // thread inside a better-sqlite3 call is a fatal error.)
+  const outcome = await inFlight.then(
+    (result) => result.kind,
+    (error: unknown) => (error instanceof OutcomeUnknownError ? "unknown" : error),
+  );
+  expect(["deleted", "unknown"]).toContain(outcome);
 
   // A new writer thread takes over.
   expect((await storage.plants.create({ id: 2n, name: "after" })).kind).toBe("created");
