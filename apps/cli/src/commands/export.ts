@@ -126,19 +126,24 @@ async function fileDestination(target: string): Promise<Destination> {
     label: target,
     stream,
     commit: async () => {
-      stream.end();
-      try {
-        await finished(stream);
-        await rename(partial, target);
-      } catch (error) {
-        throw new OutputError((error as Error).message, { cause: error });
-      }
+      await endWriting(stream);
+      await rename(partial, target).catch(asOutputError);
     },
     discard: async () => {
       await close();
       await rm(partial, { force: true });
     },
   };
+}
+
+/** Ends the stream and waits until everything is written; a failure is the output's. */
+async function endWriting(stream: NodeJS.WritableStream): Promise<void> {
+  stream.end();
+  await finished(stream).catch(asOutputError);
+}
+
+function asOutputError(error: unknown): never {
+  throw new OutputError((error as Error).message, { cause: error });
 }
 
 /** Writes straight into `target` (opening a FIFO waits for its reader, off the event loop). */
@@ -150,14 +155,7 @@ async function directDestination(target: string): Promise<Destination> {
   return {
     label: target,
     stream,
-    commit: async () => {
-      stream.end();
-      try {
-        await finished(stream);
-      } catch (error) {
-        throw new OutputError((error as Error).message, { cause: error });
-      }
-    },
+    commit: () => endWriting(stream),
     // What was written cannot be taken back; closing tells the reader the export ended.
     discard: async () => {
       if (!stream.closed) {
