@@ -22,6 +22,7 @@ import {
   type WriteResult,
 } from "./batch-transaction.js";
 import type { WebhookWrite } from "./webhook-writes.js";
+import { threadUrl } from "./thread-url.js";
 import type { WriterReply, WriterRequest } from "./writer-thread.js";
 
 /** A write waiting for its batch, and what its result means once the batch is on disk. */
@@ -198,7 +199,7 @@ export class ThreadBatchWriter implements BatchWriter {
   }
 
   private start(): Worker {
-    const worker = new Worker(writerThreadUrl(import.meta.url), {
+    const worker = new Worker(threadUrl("writer-thread", import.meta.url), {
       workerData: { path: this.path },
       // The thread only moves batches to SQLite: a small heap is plenty, and every MiB is RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
@@ -219,17 +220,4 @@ export class ThreadBatchWriter implements BatchWriter {
     worker.on("exit", (code) => fail(new Error(`exit code ${code}`)));
     return worker;
   }
-}
-
-/**
- * The compiled writer thread beside `moduleUrl` (this module's URL). Built, it sits next to this
- * module whatever the install path (`/usr/src/app` included). Run from the TypeScript source (the
- * tests), it is the built one in the package's dist/: the vitest preset builds first, so the thread
- * always runs the current source. The path is taken relative to this file, never by rewriting
- * a "/src/" that any parent directory may also contain.
- */
-function writerThreadUrl(moduleUrl: string): URL {
-  return moduleUrl.endsWith(".ts")
-    ? new URL("../../../dist/store/sqlite/writer-thread.js", moduleUrl)
-    : new URL("./writer-thread.js", moduleUrl);
 }

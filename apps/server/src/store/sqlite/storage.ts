@@ -5,9 +5,9 @@ import type { Storage, StorageOptions } from "../storage.js";
 import { openConnection } from "./connection.js";
 import { mapSqliteError } from "./errors.js";
 import { GroupCommit, InlineBatchWriter, ThreadBatchWriter } from "./group-commit.js";
-import { LoopReads } from "./loop-reads.js";
 import { applyMigrations } from "./migrations.js";
 import { SqlitePlantRepository } from "./plant-repository.js";
+import { InlineReader, ThreadReader } from "./reader.js";
 import { SqliteTokenRepository } from "./token-repository.js";
 import { SqliteWebhookRepository } from "./webhook-repository.js";
 
@@ -74,35 +74,31 @@ export function openSqliteStorage(
   } catch (error) {
     throw permissionProblem(path) ?? mapSqliteError(error);
   }
-  // A file is written from a writer thread; an in-memory database exists only for this connection.
-  const writer = path === ":memory:" ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
+  // A file is written from a writer thread and read from a reader thread, so that neither a commit's
+  // fsync nor a lock held by another process ever stalls the event loop; an in-memory database
+  // exists only for this connection.
+  const inMemory = path === ":memory:";
+  const writer = inMemory ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
+  const reader = inMemory ? new InlineReader(db) : new ThreadReader(path, options.logger);
   const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries);
-  // Every call reads on this thread first (or only): one guard for their failures and their waits.
-  const reads = new LoopReads(path, options.logger);
-  const plants = reads.guard(new SqlitePlantRepository(db, groupCommit));
-  const tokens = reads.guard(new SqliteTokenRepository(db));
-  const webhooks = reads.guard(new SqliteWebhookRepository(db, groupCommit));
-  // Ready means a read of the file works now (SELECT 1 alone would not touch it).
-  const readable = db.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
   return {
     kind: "sqlite",
     location: path,
-    plants,
-    tokens,
-    webhooks,
+    plants: new SqlitePlantRepository(reader, groupCommit),
+    tokens: new SqliteTokenRepository(db, reader),
+    webhooks: new SqliteWebhookRepository(reader, groupCommit),
+    /** Ready means a read of the file works now; false at once while it is locked (reader.ts). */
     async ping() {
-      if (!db.open) return false;
-      try {
-        await reads.run(() => readable.get());
-        return true;
-      } catch {
-        return false;
-      }
+      if (!db.open || reader.refusing) return false;
+      return reader.read("readable").then(
+        () => true,
+        () => false,
+      );
     },
     async close() {
       if (!db.open) return;
       await groupCommit.close();
-      await reads.close();
+      await reader.close();
       db.close();
     },
   };

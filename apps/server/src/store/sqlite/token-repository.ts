@@ -2,60 +2,42 @@ import type { Scope } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
 import type { TokenChanges, TokenInfo, TokenRepository } from "../storage.js";
 import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
-
-interface TokenRow {
-  id: number;
-  label: string;
-  scopes: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-interface ChangedRow {
-  hash: Buffer;
-  scopes: string;
-  active: 0 | 1;
-  changed: number;
-}
-
-const COLUMNS = "id, label, scopes, created_at, revoked_at";
-const CHANGED_COLUMNS = "hash, scopes, revoked_at IS NULL AS active, changed";
+import { mapSqliteError } from "./errors.js";
+import type { Reader } from "./reader.js";
+import type { TokenRow } from "./reads.js";
 
 function info(row: TokenRow): TokenInfo {
   const base = { id: row.id, label: row.label, scopes: scopesFromColumn(row.scopes), createdAt: row.created_at };
   return row.revoked_at === null ? base : { ...base, revokedAt: row.revoked_at };
 }
 
-/** The rows read and the version they bring the reader to (versions are counted by triggers: migrations.ts). */
-function changes(version: number, rows: ChangedRow[], complete: boolean): TokenChanges {
-  let reached = version;
-  for (const row of rows) reached = Math.max(reached, row.changed);
-  const tokens = rows.map((row) => ({
-    hash: row.hash,
-    scopes: scopesFromColumn(row.scopes),
-    active: row.active === 1,
-  }));
-  return { version: reached, complete, tokens };
+/** Runs a token write on this thread's connection, its failure in the storage's terms. */
+function writing<T>(write: () => T): Promise<T> {
+  try {
+    return Promise.resolve(write());
+  } catch (error) {
+    return Promise.reject(mapSqliteError(error));
+  }
 }
 
+/**
+ * API tokens in SQLite. Reads (the verifier's refresh, the listing) go to the reader thread; the
+ * writes are the admin command's and the first start's, made on this thread's connection.
+ */
 export class SqliteTokenRepository implements TokenRepository {
-  private readonly selectVersion: Statement<[], { version: number }>;
-  private readonly selectActive: Statement<[], ChangedRow>;
-  private readonly selectChanged: Statement<[number], ChangedRow>;
   private readonly insert: Statement<[Buffer, string, string], TokenRow>;
   private readonly claimFirstRun: Statement<[]>;
   private readonly insertFirstRun: Statement<[Buffer, string, string]>;
   private readonly revokeOne: Statement<[number]>;
-  private readonly selectAll: Statement<[], TokenRow>;
   private readonly addFirstRun: (hash: Buffer, label: string) => boolean;
 
-  constructor(db: Database) {
-    this.selectVersion = db.prepare("SELECT version FROM api_token_state");
-    this.selectActive = db.prepare(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL`);
-    this.selectChanged = db.prepare(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE changed > ?`);
+  constructor(
+    db: Database,
+    private readonly reader: Reader,
+  ) {
     // Adding a token that exists returns it unchanged (as on PostgreSQL), never a constraint error.
     this.insert = db.prepare(
-      `INSERT INTO api_tokens (hash, label, scopes) VALUES (?, ?, ?) ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash RETURNING ${COLUMNS}`,
+      "INSERT INTO api_tokens (hash, label, scopes) VALUES (?, ?, ?) ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash RETURNING id, label, scopes, created_at, revoked_at",
     );
     this.claimFirstRun = db.prepare("UPDATE api_token_state SET tokens_held = 1 WHERE tokens_held = 0");
     this.insertFirstRun = db.prepare("INSERT INTO api_tokens (hash, label, scopes) VALUES (?, ?, ?)");
@@ -70,33 +52,39 @@ export class SqliteTokenRepository implements TokenRepository {
     this.revokeOne = db.prepare(
       "UPDATE api_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ? AND revoked_at IS NULL",
     );
-    this.selectAll = db.prepare(`SELECT ${COLUMNS} FROM api_tokens ORDER BY id`);
   }
 
+  /** Versions are counted by triggers (migrations.ts); the version reached is the highest read. */
   async changesSince(since?: number): Promise<TokenChanges> {
-    const { version } = this.selectVersion.get()!;
-    if (since === version) return { version, complete: false, tokens: [] };
-    if (since === undefined || version < since) return changes(version, this.selectActive.all(), true);
-    return changes(version, this.selectChanged.all(since), false);
+    const { version, complete, rows } = await this.reader.read("tokenChanges", since);
+    let reached = version;
+    for (const row of rows) reached = Math.max(reached, row.changed);
+    const tokens = rows.map((row) => ({
+      // A Buffer arrives from the reader thread as a plain Uint8Array.
+      hash: Buffer.from(row.hash.buffer, row.hash.byteOffset, row.hash.byteLength),
+      scopes: scopesFromColumn(row.scopes),
+      active: row.active === 1,
+    }));
+    return { version: reached, complete, tokens };
   }
 
-  async add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo> {
-    return info(this.insert.get(hash, label, scopesToColumn(scopes))!);
+  add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo> {
+    return writing(() => info(this.insert.get(hash, label, scopesToColumn(scopes))!));
   }
 
-  async addFirstRunToken(hash: Buffer, label: string): Promise<boolean> {
-    return this.addFirstRun(hash, label);
+  addFirstRunToken(hash: Buffer, label: string): Promise<boolean> {
+    return writing(() => this.addFirstRun(hash, label));
   }
 
-  async markTokensHeld(): Promise<void> {
-    this.claimFirstRun.run();
+  markTokensHeld(): Promise<void> {
+    return writing(() => void this.claimFirstRun.run());
   }
 
-  async revoke(id: number): Promise<boolean> {
-    return this.revokeOne.run(id).changes === 1;
+  revoke(id: number): Promise<boolean> {
+    return writing(() => this.revokeOne.run(id).changes === 1);
   }
 
   async list(): Promise<TokenInfo[]> {
-    return this.selectAll.all().map(info);
+    return (await this.reader.read("tokens")).map(info);
   }
 }

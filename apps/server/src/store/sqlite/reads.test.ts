@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { openConnection } from "./connection.js";
 import { applyMigrations } from "./migrations.js";
-import { OLDEST_PENDING_SQL } from "./webhook-repository.js";
+import { OLDEST_PENDING_SQL } from "./reads.js";
 
 let dir: string | undefined;
 afterEach(async () => {

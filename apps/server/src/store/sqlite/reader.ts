@@ -1,0 +1,213 @@
+import { Worker } from "node:worker_threads";
+import type { Database } from "better-sqlite3";
+import type { Logger } from "../../logger.js";
+import { StorageUnavailableError } from "../storage.js";
+import { mapSqliteError } from "./errors.js";
+import { SqliteReads } from "./reads.js";
+import { threadUrl } from "./thread-url.js";
+
+/** The reads SqliteReads offers, by name, with their arguments and results. */
+export type ReadName = keyof SqliteReads;
+type ReadArgs<K extends ReadName> = Parameters<SqliteReads[K]>;
+type ReadResult<K extends ReadName> = ReturnType<SqliteReads[K]>;
+
+/** Where the server's reads run: the reader thread (a file), or this thread (`sqlite::memory:`). */
+export interface Reader {
+  read<K extends ReadName>(name: K, ...args: ReadArgs<K>): Promise<ReadResult<K>>;
+  /** True while reads are refused because the file is locked by another process. */
+  readonly refusing: boolean;
+  close(): Promise<void>;
+}
+
+export type ReaderRequest = { id: number; name: ReadName; args: unknown[] } | { close: true };
+export type ReaderReply =
+  | { id: number; value: unknown }
+  | { id: number; error: { message: string; unavailable: boolean } }
+  | { closed: true };
+export interface ReaderThreadData {
+  path: string;
+  /** Two Int32 counters the thread keeps: reads begun, reads ended. */
+  progress: SharedArrayBuffer;
+}
+
+/** Reads on this thread's connection: for `sqlite::memory:`, which that connection alone can see (and no other process can lock). */
+export class InlineReader implements Reader {
+  readonly refusing = false;
+  private readonly reads: SqliteReads;
+
+  constructor(db: Database) {
+    this.reads = new SqliteReads(db);
+  }
+
+  async read<K extends ReadName>(name: K, ...args: ReadArgs<K>): Promise<ReadResult<K>> {
+    const read = this.reads[name] as (...values: ReadArgs<K>) => ReadResult<K>;
+    try {
+      return read.apply(this.reads, args);
+    } catch (error) {
+      throw mapSqliteError(error);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * How often the watchdog looks at the reader thread. A read still in progress at two looks in a
+ * row has waited at least this long inside SQLite: the file is locked by another process. A read
+ * takes microseconds, so this is far from any honest read, and it is how long the first request
+ * that meets a lock waits before its 503 (between one and two ticks).
+ */
+const WATCHDOG_MS = 500;
+/** How long between two tries to read while the file stays locked. */
+const PROBE_RETRY_MS = 100;
+
+interface Waiting {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Reads on the reader thread (reader-thread.ts), so that the event loop never waits for SQLite.
+ * When the file is locked by another process, a read may wait there for seconds; the watchdog sees
+ * it, and from then on reads are refused at once with 503 STORAGE_UNAVAILABLE and `refusing` makes
+ * /readyz say not ready, while a probe read waits on the thread; its first success ends the refusal.
+ * A read that fails with "cannot serve now" (busy, I/O, …) starts the same refusal.
+ */
+export class ThreadReader implements Reader {
+  private worker: Worker | undefined;
+  /** The running thread's counters (reader-thread.ts): reads begun, reads ended. A new thread, new counters. */
+  private progress = newProgress();
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+  /** Reads begun at the last look, while one was in progress; -1 when none was. */
+  private begunAtLastLook = -1;
+  private readonly watchdog: NodeJS.Timeout;
+  private refusal: { probe: () => void } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly logger?: Logger,
+  ) {
+    this.worker = this.start();
+    this.watchdog = setInterval(() => this.look(), WATCHDOG_MS).unref();
+  }
+
+  get refusing(): boolean {
+    return this.refusal !== undefined;
+  }
+
+  read<K extends ReadName>(name: K, ...args: ReadArgs<K>): Promise<ReadResult<K>> {
+    if (this.closed) return Promise.reject(new StorageUnavailableError("storage is closed"));
+    if (this.refusing) return Promise.reject(locked());
+    return this.send(name, args) as Promise<ReadResult<K>>;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.watchdog);
+    this.refusal = undefined;
+    const worker = this.worker;
+    if (worker === undefined) return;
+    if (this.inRead()) {
+      // Stuck in SQLite's wait for another process's lock: a thread cannot be stopped inside a
+      // better-sqlite3 call, so it is left to end with the process.
+      worker.unref();
+      return;
+    }
+    const exited = new Promise((resolve) => worker.once("exit", resolve));
+    worker.postMessage({ close: true } satisfies ReaderRequest);
+    await exited;
+  }
+
+  private send(name: ReadName, args: unknown[]): Promise<unknown> {
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, name, args } satisfies ReaderRequest);
+    });
+  }
+
+  private start(): Worker {
+    // A thread that died inside a read left its counters unequal for good: never reuse them.
+    this.progress = newProgress();
+    this.begunAtLastLook = -1;
+    const worker = new Worker(threadUrl("reader-thread", import.meta.url), {
+      workerData: { path: this.path, progress: this.progress.buffer as SharedArrayBuffer } satisfies ReaderThreadData,
+      // The thread only moves rows from SQLite: a small heap is plenty, and every MiB is RSS.
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+    });
+    worker.on("message", (reply: ReaderReply) => {
+      if ("closed" in reply) return;
+      const waiting = this.waiting.get(reply.id);
+      this.waiting.delete(reply.id);
+      if ("value" in reply) return waiting?.resolve(reply.value);
+      if (!reply.error.unavailable) return waiting?.reject(new Error(reply.error.message));
+      waiting?.reject(new StorageUnavailableError(reply.error.message));
+      this.startRefusing(reply.error.message);
+    });
+    const stopped = (error: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      const lost = [...this.waiting.values()];
+      this.waiting.clear();
+      // Reads change nothing: refused, they may simply be asked again.
+      for (const waiting of lost) waiting.reject(new StorageUnavailableError(`SQLite reader stopped: ${error.message}`));
+    };
+    worker.on("error", stopped);
+    worker.on("exit", (code) => stopped(new Error(`exit code ${code}`)));
+    return worker;
+  }
+
+  /** True while the thread is inside a read. */
+  private inRead(): boolean {
+    return Atomics.load(this.progress, 0) !== Atomics.load(this.progress, 1);
+  }
+
+  /** The watchdog: the same read in progress at two looks in a row means the file is locked. */
+  private look(): void {
+    if (this.refusing || !this.inRead()) {
+      this.begunAtLastLook = -1;
+      return;
+    }
+    const begun = Atomics.load(this.progress, 0);
+    if (begun === this.begunAtLastLook) this.startRefusing(`a read waited over ${WATCHDOG_MS} ms`);
+    else this.begunAtLastLook = begun;
+  }
+
+  private startRefusing(reason: string): void {
+    if (this.refusing || this.closed) return;
+    this.logger?.warn(
+      { location: this.path, reason },
+      "SQLite is locked by another process: refusing requests until it can be read",
+    );
+    const waiting = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const { reject } of waiting) reject(locked());
+    // One probe at a time; it queues behind the read that waits now, and is retried until one succeeds.
+    const refusal = {
+      probe: () => {
+        if (this.refusal !== refusal) return;
+        this.send("readable", []).then(
+          () => {
+            if (this.refusal !== refusal) return;
+            this.refusal = undefined;
+            this.logger?.info({ location: this.path }, "SQLite can be read again: serving");
+          },
+          () => setTimeout(refusal.probe, PROBE_RETRY_MS).unref(),
+        );
+      },
+    };
+    this.refusal = refusal;
+    refusal.probe();
+  }
+}
+
+function newProgress(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+}
+
+function locked(): StorageUnavailableError {
+  return new StorageUnavailableError("SQLite is locked by another process; retry later");
+}
