@@ -15,7 +15,7 @@ RUN cd /context \
 
 # ---- build: the toolchain, the server's dependencies, the TypeScript build ----
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 compiles with these when no prebuilt binary can be fetched.
+# better-sqlite3 compiles with these (patched, it always builds from source: patches/).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -31,6 +31,7 @@ COPY package.json ./
 RUN npm install --global --no-fund --no-audit --no-update-notifier \
       "$(node -p 'require("./package.json").packageManager')"
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY patches ./patches
 COPY --from=manifests /manifests ./
 RUN pnpm install --frozen-lockfile --filter "@plantstore/server..." --filter "@plantstore/web..."
 COPY . .
