@@ -107,23 +107,27 @@ export class ThreadReader implements Reader {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.watchdog);
+    const locked = this.refusing;
     this.refusal = undefined;
     const worker = this.worker;
     if (worker === undefined) return;
-    if (this.inRead()) {
-      // Stuck in SQLite's wait for another process's lock: a thread cannot be stopped inside a
-      // better-sqlite3 call, so it is left to end with the process.
+    // The thread closes its connection and ends after the reads before this message.
+    worker.postMessage({ close: true } satisfies ReaderRequest);
+    if (locked) {
+      // It may wait in SQLite for another process's lock for seconds yet: a thread cannot be
+      // stopped inside a better-sqlite3 call, so it is left to end on its own or with the process.
       worker.unref();
       return;
     }
-    const exited = new Promise((resolve) => worker.once("exit", resolve));
-    worker.postMessage({ close: true } satisfies ReaderRequest);
-    await exited;
+    worker.ref();
+    await new Promise((resolve) => worker.once("exit", resolve));
   }
 
   private send(name: ReadName, args: unknown[]): Promise<unknown> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
+    // The thread keeps the process alive only while a read waits for it (a CLI command's, say).
+    if (this.waiting.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, name, args } satisfies ReaderRequest);
@@ -139,10 +143,12 @@ export class ThreadReader implements Reader {
       // The thread only moves rows from SQLite: a small heap is plenty, and every MiB is RSS.
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     });
+    worker.unref();
     worker.on("message", (reply: ReaderReply) => {
       if ("closed" in reply) return;
       const waiting = this.waiting.get(reply.id);
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) worker.unref();
       if ("value" in reply) return waiting?.resolve(reply.value);
       if (!reply.error.unavailable) return waiting?.reject(new Error(reply.error.message));
       waiting?.reject(new StorageUnavailableError(reply.error.message));
@@ -150,7 +156,7 @@ export class ThreadReader implements Reader {
     });
     const stopped = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
-      const lost = [...this.waiting.values()];
+        const lost = [...this.waiting.values()];
       this.waiting.clear();
       // Reads change nothing: refused, they may simply be asked again.
       for (const waiting of lost) waiting.reject(new StorageUnavailableError(`SQLite reader stopped: ${error.message}`));
@@ -184,6 +190,7 @@ export class ThreadReader implements Reader {
     );
     const waiting = [...this.waiting.values()];
     this.waiting.clear();
+    this.worker?.unref();
     for (const { reject } of waiting) reject(locked());
     // One probe at a time; it queues behind the read that waits now, and is retried until one succeeds.
     const refusal = {
