@@ -17,12 +17,15 @@ chmodSync(root, 0o755);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, [MAIN], {
+  const result = spawnSync(process.execPath, [MAIN], {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", PLANTSTORE_TOKENS: TOKEN, ...env },
     encoding: "utf8",
     timeout: 30_000,
     ...user,
   });
+  // As `nobody`, Node itself and the built server must be readable: a failure to spawn says so.
+  if (result.error !== undefined) throw new Error(`could not start ${process.execPath} ${MAIN}: ${result.error.message}`);
+  return result;
 }
 
 /** A directory this user may read but not write. */
