@@ -24,7 +24,8 @@ function start(env: Record<string, string>) {
     ...user,
   });
   // As `nobody`, Node itself and the built server must be readable: a failure to spawn says so.
-  if (result.error !== undefined) throw new Error(`could not start ${process.execPath} ${MAIN}: ${result.error.message}`);
+  if (result.error !== undefined)
+    throw new Error(`could not start ${process.execPath} ${MAIN}: ${result.error.message}`);
   return result;
 }
 

@@ -21,9 +21,7 @@ export interface Reader {
 
 export type ReaderRequest = { id: number; name: ReadName; args: unknown[] } | { close: true };
 export type ReaderReply =
-  | { id: number; value: unknown }
-  | { id: number; error: { message: string; unavailable: boolean } }
-  | { closed: true };
+  { id: number; value: unknown } | { id: number; error: { message: string; unavailable: boolean } } | { closed: true };
 export interface ReaderThreadData {
   path: string;
   /** Two Int32 counters the thread keeps: reads begun, reads ended. */
@@ -156,10 +154,11 @@ export class ThreadReader implements Reader {
     });
     const stopped = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
-        const lost = [...this.waiting.values()];
+      const lost = [...this.waiting.values()];
       this.waiting.clear();
       // Reads change nothing: refused, they may simply be asked again.
-      for (const waiting of lost) waiting.reject(new StorageUnavailableError(`SQLite reader stopped: ${error.message}`));
+      for (const waiting of lost)
+        waiting.reject(new StorageUnavailableError(`SQLite reader stopped: ${error.message}`));
     };
     worker.on("error", stopped);
     worker.on("exit", (code) => stopped(new Error(`exit code ${code}`)));
