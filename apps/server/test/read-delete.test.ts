@@ -37,11 +37,6 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
     await backend.cleanup();
   });
 
-  async function create(plant: Stored): Promise<void> {
-    const response = await server.post(plant);
-    expect(response.status, await response.clone().text()).toBe(200);
-  }
-
   async function list(query: string): Promise<{ response: Response; plants: Stored[] }> {
     const response = await server.call("GET", `/plants${query}`);
     expect(response.status, await response.clone().text()).toBe(200);
@@ -56,7 +51,7 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
         { id: INT64_MAX, name: "Max" },
         { id: INT64_MIN, name: "Min" },
       ]) {
-        await create(plant);
+        await server.create(plant);
         const response = await server.call("GET", `/plants/${plant.id}`);
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -104,7 +99,7 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
       const tag = `order-${range()}`;
       const start = range();
       const ids = [INT64_MAX - 2n, start, start - 1n, start + TWO_53, INT64_MIN + 2n, start - TWO_53, start + 1n];
-      for (const id of ids) await create({ id, name: `p${id}`, tag });
+      for (const id of ids) await server.create({ id, name: `p${id}`, tag });
       const { plants } = await list(`?tag=${tag}`);
       expect(plants.map((plant) => plant.id)).toEqual([...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
       for (const plant of plants) expect(plant).toEqual({ id: plant.id, name: `p${plant.id}`, tag });
@@ -113,7 +108,7 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
     it(`holds ${LIST_LIMIT_DEFAULT} plants by default and links the next page only when more follow`, async () => {
       const tag = `default-${range()}`;
       const start = range();
-      for (let i = 0n; i < BigInt(LIST_LIMIT_DEFAULT) + 1n; i++) await create({ id: start + i, name: "p", tag });
+      for (let i = 0n; i < BigInt(LIST_LIMIT_DEFAULT) + 1n; i++) await server.create({ id: start + i, name: "p", tag });
       const first = await list(`?tag=${tag}`);
       expect(first.plants).toHaveLength(LIST_LIMIT_DEFAULT);
       const last = start + BigInt(LIST_LIMIT_DEFAULT) - 1n;
@@ -132,10 +127,10 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
     it("lists only the plants with exactly the tag (case and spaces included), and encodes it in the link", async () => {
       const start = range();
       const tag = `a b+c,"d"/é ${start}`;
-      await create({ id: start, name: "x", tag });
-      await create({ id: start + 1n, name: "x", tag: tag.toUpperCase() });
-      await create({ id: start + 2n, name: "x", tag });
-      await create({ id: start + 3n, name: "x" });
+      await server.create({ id: start, name: "x", tag });
+      await server.create({ id: start + 1n, name: "x", tag: tag.toUpperCase() });
+      await server.create({ id: start + 2n, name: "x", tag });
+      await server.create({ id: start + 3n, name: "x" });
       const first = await list(`?limit=1&tag=${encodeURIComponent(tag)}`);
       expect(first.plants.map((plant) => plant.id)).toEqual([start]);
       const link = nextLink(first.response);
@@ -184,7 +179,7 @@ describe.each(testBackends())("reading and deleting plants on $name", (backend) 
   describe("DELETE /plants/{id}", () => {
     it("answers 204 with no body, then 404; the id is free for any new plant", async () => {
       const id = range();
-      await create({ id, name: "Fern", tag: "indoor" });
+      await server.create({ id, name: "Fern", tag: "indoor" });
       const deleted = await server.call("DELETE", `/plants/${id}`);
       expect(deleted.status).toBe(204);
       expect(await deleted.text()).toBe("");

@@ -7,12 +7,6 @@ import { exactJson, startTestServer, TOKEN, type TestServer } from "../src/test-
 const READ_ONLY = "read-only-token-0123456789abcdef";
 const TWO_53 = 2n ** 53n;
 
-interface Stored {
-  id: bigint;
-  name: string;
-  tag?: string;
-}
-
 describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (backend) => {
   let server: TestServer;
   /** Each test works in its own id range, so that tests do not see each other's plants. */
@@ -30,11 +24,6 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
     await backend.cleanup();
   });
 
-  async function create(plant: Stored): Promise<void> {
-    const response = await server.post(plant);
-    expect(response.status, await response.clone().text()).toBe(200);
-  }
-
   /** The plant as GET answers it, with its ETag. */
   async function read(id: bigint): Promise<{ status: number; plant?: unknown; etag: string | null }> {
     const response = await server.call("GET", `/plants/${id}`);
@@ -48,7 +37,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
   describe("the edit", () => {
     it("replaces name and tag, answers the stored plant with its exact id and a new strong ETag, and GET agrees", async () => {
       const id = nextId();
-      await create({ id, name: "Fern", tag: "indoor" });
+      await server.create({ id, name: "Fern", tag: "indoor" });
       const before = await read(id);
       expect(before.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/); // strong: no W/
 
@@ -63,7 +52,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("is a full replacement: a body without tag removes the tag", async () => {
       const id = nextId();
-      await create({ id, name: "Moss", tag: "green" });
+      await server.create({ id, name: "Moss", tag: "green" });
       const response = await server.put(id, { name: "Moss" });
       expect(response.status).toBe(200);
       expect(await exactJson(response)).toEqual({ id, name: "Moss" });
@@ -72,7 +61,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("answers a PUT that changes nothing with 200 and the same ETag, and repeating a PUT is safe", async () => {
       const id = nextId();
-      await create({ id, name: "Ivy" });
+      await server.create({ id, name: "Ivy" });
       const { etag } = await read(id);
       for (let i = 0; i < 3; i++) {
         const same = await server.put(id, { name: "Ivy" });
@@ -90,14 +79,14 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
       await expectError(await server.put(id, { name: "Ghost" }), 404, ErrorCode.PLANT_NOT_FOUND, new RegExp(`${id}`));
       expect((await read(id)).status).toBe(404);
       // A deleted plant cannot be edited back into existence either.
-      await create({ id, name: "Ghost" });
+      await server.create({ id, name: "Ghost" });
       expect((await server.call("DELETE", `/plants/${id}`)).status).toBe(204);
       await expectError(await server.put(id, { name: "Ghost" }), 404, ErrorCode.PLANT_NOT_FOUND);
     });
 
     it("makes a create compare with the plant as it is now: the old body is a 409, the current one a replay", async () => {
       const id = nextId();
-      await create({ id, name: "Aloe", tag: "succulent" });
+      await server.create({ id, name: "Aloe", tag: "succulent" });
       expect((await server.put(id, { name: "Aloe vera" })).status).toBe(200);
       await expectError(await server.post({ id, name: "Aloe", tag: "succulent" }), 409, ErrorCode.ID_CONFLICT);
       const replay = await server.post({ id, name: "Aloe vera" });
@@ -109,7 +98,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
   describe("If-Match", () => {
     it("makes the change when it names the current ETag (or is *, or a list holding it)", async () => {
       const id = nextId();
-      await create({ id, name: "Palm" });
+      await server.create({ id, name: "Palm" });
       let { etag } = await read(id);
       const first = await server.put(id, { name: "Palm 2" }, { "if-match": etag! });
       expect(first.status).toBe(200);
@@ -123,7 +112,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("answers 412 PRECONDITION_FAILED and changes nothing when the ETag is stale, weak, or the plant is gone", async () => {
       const id = nextId();
-      await create({ id, name: "Cactus" });
+      await server.create({ id, name: "Cactus" });
       const stale = (await read(id)).etag!;
       expect((await server.put(id, { name: "Cactus 2" })).status).toBe(200);
       const now = await read(id);
@@ -168,7 +157,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("deletes when it names the current ETag", async () => {
       const id = nextId();
-      await create({ id, name: "Basil" });
+      await server.create({ id, name: "Basil" });
       const { etag } = await read(id);
       expect((await server.call("DELETE", `/plants/${id}`, { "if-match": etag! })).status).toBe(204);
       expect((await read(id)).status).toBe(404);
@@ -176,7 +165,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("refuses a malformed If-Match with 400 INVALID_PARAMETER naming it, before anything changes", async () => {
       const id = nextId();
-      await create({ id, name: "Sage" });
+      await server.create({ id, name: "Sage" });
       for (const value of ["abc", '"unterminated', '"a" "b"', `"${"a".repeat(2000)}"`]) {
         await expectError(
           await server.put(id, { name: "x" }, { "if-match": value }),
@@ -196,7 +185,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("of 10 concurrent PUTs carrying the same If-Match, exactly one wins; the others get 412", async () => {
       const id = nextId();
-      await create({ id, name: "Contested" });
+      await server.create({ id, name: "Contested" });
       const { etag } = await read(id);
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, n) => server.put(id, { name: `Writer ${n}` }, { "if-match": etag! })),
@@ -212,7 +201,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
   describe("If-None-Match on GET", () => {
     it("answers 304 with the ETag and no body while the client's copy is current, 200 once it is not", async () => {
       const id = nextId();
-      await create({ id, name: "Orchid" });
+      await server.create({ id, name: "Orchid" });
       const { etag } = await read(id);
       for (const value of [etag!, `W/${etag}`, `"other", ${etag}`, "*"]) {
         const response = await server.call("GET", `/plants/${id}`, { "if-none-match": value });
@@ -241,7 +230,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
   describe("the body and the gate", () => {
     it("applies the create's body rules, naming the field", async () => {
       const id = nextId();
-      await create({ id, name: "Rule" });
+      await server.create({ id, name: "Rule" });
       const cases: Array<[string, number, number, RegExp]> = [
         ['{"name":"x","color":"red"}', 400, ErrorCode.VALIDATION_FAILED, /^color: is not a field of PlantUpdate/],
         [`{"id":${id},"name":"x"}`, 400, ErrorCode.VALIDATION_FAILED, /^id: is not a field of PlantUpdate/],
@@ -268,7 +257,7 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
 
     it("needs a token with plants:write, checked before the body is read", async () => {
       const id = nextId();
-      await create({ id, name: "Guarded" });
+      await server.create({ id, name: "Guarded" });
       await expectError(await server.put(id, { name: "x" }, { authorization: "" }), 401, ErrorCode.MISSING_CREDENTIAL);
       // A read-only token is refused with 403 even with a body that would be a 415: the body is never read.
       const refused = await server.put(id, "not json", {

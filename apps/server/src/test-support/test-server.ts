@@ -13,6 +13,8 @@ export const stringify = stringifyExactJson;
 
 export interface TestServer extends RunningServer {
   post(body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** POST /plants that must answer 200 (a test's setup); throws with the answer otherwise. */
+  create(plant: unknown): Promise<void>;
   /** The Authorization header value of the test token. */
   authorization: string;
   /** Any request to `path`, with the test token unless `headers` says otherwise. */
@@ -29,7 +31,7 @@ export async function exactJson(response: Response): Promise<unknown> {
 /** The real server, in this process, on an ephemeral port. */
 export async function startTestServer(overrides: Partial<Config>): Promise<TestServer> {
   const running = await startServer({ host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides });
-  return {
+  const server: TestServer = {
     ...running,
     authorization: `Bearer ${TOKEN}`,
     call(method, path, headers = {}) {
@@ -42,6 +44,10 @@ export async function startTestServer(overrides: Partial<Config>): Promise<TestS
         body: typeof body === "string" ? body : stringify(body),
       });
     },
+    async create(plant) {
+      const response = await server.post(plant);
+      if (response.status !== 200) throw new Error(`create answered ${response.status}: ${await response.text()}`);
+    },
     put(id, body, headers = {}) {
       return fetch(`${running.url}/plants/${id}`, {
         method: "PUT",
@@ -50,6 +56,7 @@ export async function startTestServer(overrides: Partial<Config>): Promise<TestS
       });
     },
   };
+  return server;
 }
 
 export interface ServerProcess {
