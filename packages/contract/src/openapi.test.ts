@@ -9,6 +9,7 @@ import { ErrorBody, ErrorCode } from "./error.js";
 import { parseExactJson } from "./exact-json.js";
 import { generateOpenApi30Document, generateOpenApi31Document, serializeOpenApiDocument } from "./openapi.js";
 import { NewPlant, Plant, PlantUpdate, StoredPlant } from "./plant.js";
+import { API_VERSION } from "./version.js";
 import { PlantCreatedEvent, PlantDeletedEvent, PlantUpdatedEvent } from "./webhooks.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,8 +63,8 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it("has info (title, version 1.0.0, MIT, contact), a relative server and global bearer security", () => {
-    expect(document.info).toMatchObject({ title: "Plant Store", version: "1.0.0", license: { name: "MIT" } });
+  it("has info (title, the contract's version, MIT, contact), a relative server and global bearer security", () => {
+    expect(document.info).toMatchObject({ title: "Plant Store", version: API_VERSION, license: { name: "MIT" } });
     expect(document.info.contact).toBeDefined();
     expect(document.info.description).toMatch(/exact 64-bit integers|exact signed 64-bit integer/);
     expect(document.info.description).toContain("must read them losslessly");

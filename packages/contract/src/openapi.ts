@@ -6,6 +6,7 @@ import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
 import { ETAG_HEADER } from "./conditional.js";
+import { API_VERSION } from "./version.js";
 import {
   PlantCreatedEvent,
   PlantDeletedEvent,
@@ -21,7 +22,7 @@ import {
  * 3.0 for the operations and their schemas; this module adds what ts-rest cannot express (headers,
  * examples, error codes, scopes, webhooks) and converts the result to 3.1.
  */
-export const API_VERSION = "1.0.0";
+export { API_VERSION } from "./version.js";
 
 type OperationId = keyof typeof plantStoreContract;
 type Json = Record<string, unknown>;
