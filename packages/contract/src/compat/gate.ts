@@ -120,7 +120,9 @@ export function gateFailure(
   return [
     `The contract changed since released/${latest.version}.json (${kind}):`,
     ...(differences.length > 0 ? describeDifferences(differences) : ["  (no rule names a difference)"]),
-    ...(other.length > 0 ? ["  Where the documents differ (wording included):", ...other.map((pointer) => `    ${pointer}`)] : []),
+    ...(other.length > 0
+      ? ["  Where the documents differ (wording included):", ...other.map((pointer) => `    ${pointer}`)]
+      : []),
     "Problems:",
     ...problems.map((problem) => `  - ${problem}`),
     "What to do:",
