@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type Server } from "node:http";
+import type { PlantStoreContract } from "@plantstore/contract";
 import type { AddressInfo } from "node:net";
 import { defaultConfig, type Config } from "./config.js";
 import { createPipeline } from "./http/pipeline.js";
@@ -63,9 +64,13 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 /**
  * Config → storage → tokens → the request pipeline (http/pipeline.ts) → listening. `main.ts` adds
- * signals; tests call this directly.
+ * signals; tests call this directly, and may serve a variant of the contract (`contract`: one with
+ * an operation deprecated, say; its handlers are Plant Store's).
  */
-export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+export async function startServer(
+  overrides: Partial<Config> = {},
+  { contract }: { contract?: PlantStoreContract } = {},
+): Promise<RunningServer> {
   const config: Config = { ...defaultConfig, ...overrides };
   const logger = createLogger(config.logLevel);
   const metrics = new Metrics();
@@ -114,6 +119,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       bodyTimeoutMs: config.bodyTimeoutMs,
       corsOrigins: config.corsOrigins,
       isShuttingDown: () => shuttingDown,
+      contract,
     });
     const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);
     server.on("clientError", pipeline.handleParserError);

@@ -25,7 +25,7 @@ const failures = {
   503: ErrorBody,
 } as const;
 
-const needs = (scope: OperationMetadata["scope"]) => ({ scope }) satisfies OperationMetadata;
+const needs = (scope: OperationMetadata["scope"]): OperationMetadata => ({ scope });
 
 /**
  * The Plant Store API. Response descriptions for the OpenAPI document are in `openapi.ts`

@@ -36,6 +36,15 @@ export {
   TAG_MAX_LENGTH,
   type NewPlantInput,
 } from "./plant.js";
+export {
+  docsLinkOf,
+  deprecatedSchema,
+  deprecation,
+  deprecationHeaders,
+  MIN_SUNSET_MONTHS,
+  type Deprecation,
+} from "./deprecation.js";
+export { API_VERSION, API_VERSION_HEADER } from "./version.js";
 export { isScope, SCOPES, type OperationMetadata, type Scope } from "./scopes.js";
 export {
   isWebhookEventType,

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION, API_VERSION_HEADER } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { CorsPolicy } from "./cors.js";
 import type { Metrics } from "../metrics.js";
@@ -9,11 +10,13 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
  * Headers every answer carries, whatever produced it (a route, a refusal, a fault, or Node's
- * HTTP parser): never cached, never sniffed. X-Request-Id comes on top.
+ * HTTP parser): never cached, never sniffed, and the version of the contract the server implements
+ * (so a client learns it without reading the OpenAPI document). X-Request-Id comes on top.
  */
-export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+export const EVERY_ANSWER_HEADERS: readonly (readonly [string, string])[] = [
   ["Cache-Control", "no-store"],
   ["X-Content-Type-Options", "nosniff"],
+  [API_VERSION_HEADER, API_VERSION],
 ];
 
 declare module "node:http" {
@@ -81,7 +84,7 @@ export function beginRequest(
   req.requestId = requestId;
   req.operationId = "unmatched";
   res.setHeader("X-Request-Id", requestId);
-  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  for (const [name, value] of EVERY_ANSWER_HEADERS) res.setHeader(name, value);
   cors.apply(req, res);
   // Once shutdown has begun, no connection is kept alive past its current answer.
   if (shuttingDown) res.setHeader("Connection", "close");

@@ -20,6 +20,9 @@ const EXPOSED_HEADERS = [
   "RateLimit-Policy",
   "WWW-Authenticate",
   "ETag",
+  "API-Version",
+  "Deprecation",
+  "Sunset",
 ].join(", ");
 
 /** How long a browser may reuse a preflight's answer (seconds): a changed server is seen within 10 minutes. */

@@ -3,7 +3,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { ErrorCode } from "@plantstore/contract";
 import { ApiError, jsonHead } from "./answer.js";
-import { pathOf, SECURITY_HEADERS, type RequestRecorder } from "./context.js";
+import { EVERY_ANSWER_HEADERS, pathOf, type RequestRecorder } from "./context.js";
 import { originOfRawRequest, type CorsPolicy } from "./cors.js";
 
 const HEADERS_TOO_LARGE = new ApiError(ErrorCode.HEADERS_TOO_LARGE, "the request headers are too large");
@@ -40,7 +40,7 @@ export function answerParserErrors(record: RequestRecorder, cors: CorsPolicy) {
     const head = jsonHead(refusal.body, [
       "X-Request-Id",
       requestId,
-      ...SECURITY_HEADERS.flat(),
+      ...EVERY_ANSWER_HEADERS.flat(),
       ...cors.headersFor(originOfRawRequest(error.rawPacket)),
       "Connection",
       "close",

@@ -86,7 +86,8 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
     listPlants: async ({ query, res }) => {
       const limit = query.limit ?? LIST_LIMIT_DEFAULT;
       const page = await listPlants(storage.plants, { limit, after: query.after, tag: query.tag });
-      if (page.nextAfter !== undefined) res.setHeader("Link", nextPageLink(limit, page.nextAfter, query.tag));
+      // Appended: a deprecated operation's answers already carry a Link (rel="deprecation").
+      if (page.nextAfter !== undefined) res.appendHeader("Link", nextPageLink(limit, page.nextAfter, query.tag));
       return { status: 200, body: page.plants };
     },
 
