@@ -2,11 +2,11 @@
  * The client's side of deprecation (docs/api.md, "Versioning and deprecation"): when an answer
  * carries `Deprecation` (RFC 9745), the operation is going away. The client says so once per
  * process and operation, with its Sunset day and its deprecation Link when the answer has them:
- * under Node as a process warning (`DeprecationWarning`, code PLANTSTORE_DEPRECATED, which
+ * under Node as a process warning (`DeprecationWarning`, code PLANT_STORE_DEPRECATED, which
  * `--no-deprecation` silences), elsewhere on the console.
  */
 
-export const DEPRECATION_WARNING_CODE = "PLANTSTORE_DEPRECATED";
+export const DEPRECATION_WARNING_CODE = "PLANT_STORE_DEPRECATED";
 
 /** The operations (`GET /plants/:id`) this process was already warned about. */
 const warned = new Set<string>();

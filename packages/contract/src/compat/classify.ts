@@ -2,8 +2,9 @@
  * The breaking-change classifier: compares two OpenAPI 3.1 documents (a released one and the one the
  * contract emits now) and names every difference a consumer can feel, each with its JSON pointer
  * and its rule. Written here because no OpenAPI diff library on the npm registry handles 3.1 and
- * `webhooks` without downloading a binary (see packages/contract/README.md, "The breaking-change
- * gate").
+ * `webhooks` without downloading a binary: openapi-diff (Atlassian) reads Swagger 2 and OpenAPI 3.0
+ * only, without webhooks; oasdiff's npm wrappers download a Go binary at install. The rules are
+ * stated in docs/api.md, "Versioning and deprecation".
  *
  * Direction decides what breaks. What a consumer *sends* (request bodies, parameters, and its
  * answers to webhooks) the server validates: tightening it breaks senders. What a consumer
