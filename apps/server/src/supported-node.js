@@ -5,15 +5,15 @@
 // has, and the server's entry imports it first of all. The same lines are package.json's `engines`
 // (a test holds the two together).
 
-/** The supported LTS lines, each with its lowest release (22.12: `require(esm)` without a flag). */
+/** The supported LTS lines, each with its lowest release (22.13: the pinned pnpm's own floor). */
 export const SUPPORTED_LINES = Object.freeze([
-  { major: 22, minor: 12 },
+  { major: 22, minor: 13 },
   { major: 24, minor: 0 },
   { major: 26, minor: 0 },
 ]);
 
 /**
- * What to say about this Node: `refuse` (too old: the SQLite addon and the test runner need 22.12),
+ * What to say about this Node: `refuse` (too old: the SQLite addon and the tools need 22.13),
  * `warn` (a newer or short-lived line it is not tested on), or nothing.
  * @param {string} version `process.versions.node`, e.g. "20.20.2"
  * @returns {{ refuse: string } | { warn: string } | null}

@@ -11,19 +11,19 @@ import { MAIN } from "../src/test-support/test-server.js";
 const repository = fileURLToPath(new URL("../../../", import.meta.url));
 
 describe("which Node.js runs Plant Store", () => {
-  it("refuses every line before 22.12 in one line, and names the lines it needs", () => {
+  it("refuses every line before 22.13 in one line, and names the lines it needs", () => {
     expect(judgeNode("20.20.2")).toEqual({
       refuse: "Plant Store needs Node.js 22, 24 or 26; this is Node 20.20.2, past its end of life",
     });
     expect(judgeNode("18.20.8")).toHaveProperty("refuse");
     expect(judgeNode("21.7.3")).toHaveProperty("refuse");
-    expect(judgeNode("22.11.0")).toEqual({
-      refuse: "Plant Store needs Node.js 22, 24 or 26; this is Node 22.11.0: update to 22.12 or later",
+    expect(judgeNode("22.12.0")).toEqual({
+      refuse: "Plant Store needs Node.js 22, 24 or 26; this is Node 22.12.0: update to 22.13 or later",
     });
   });
 
   it("runs on the maintained LTS lines without a word", () => {
-    for (const version of ["22.12.0", "22.23.3", "24.0.0", "24.21.0", "26.0.0", "26.10.0"]) {
+    for (const version of ["22.23.3", "24.0.0", "24.21.0", "26.0.0", "26.10.0"]) {
       expect(judgeNode(version)).toBeNull();
     }
   });
