@@ -266,7 +266,7 @@ describe("a deprecation in the contract (a fixture: nothing in today's API is de
     { version: "3.0", generate: generateOpenApi30Document },
   ])(
     "marks the operation, the query parameter and the field deprecated in the $version document, with the dates and the replacement",
-    ({ generate }) => {
+    async ({ generate }) => {
       const document = generate(fixture) as Json;
       const read = document.paths["/plants/{id}"].get;
       expect(read).toMatchObject({
@@ -286,6 +286,8 @@ describe("a deprecation in the contract (a fixture: nothing in today's API is de
       expect(field).toMatchObject({ deprecated: true, maxLength: 64, "x-replacement": "the tags list" });
       // The real contract's schemas are untouched (the fixture's are copies).
       expect(serializeOpenApiDocument(generate())).not.toContain('"deprecated"');
+      // Still a valid document, with the deprecation in it.
+      expect((await new Validator().validate(JSON.parse(serializeOpenApiDocument(document)) as Json)).valid).toBe(true);
     },
   );
 
