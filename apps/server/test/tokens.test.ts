@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describeWith } from "@plantstore/vitest-config/optional";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../src/test-support/databases.js";
 import { postgresTestTarget } from "../src/test-support/test-database.js";
 import {
@@ -12,6 +12,11 @@ import {
   type ServerProcess,
 } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
+
+const TIMEOUT = 300_000;
+// Each test here starts Node processes (the server, an admin command): a start took up to 40 s with
+// both cores busy. The suite's 30 s is a deadline for a hang, and these need a larger one.
+vi.setConfig({ testTimeout: TIMEOUT });
 
 /** The token rules as users meet them: `node dist/main.js` and its `tokens` command, on each backend. */
 afterEach(killSpawnedServers);

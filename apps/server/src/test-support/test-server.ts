@@ -110,7 +110,7 @@ export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?
 }
 
 /** Waits until the process has printed something matching `pattern`; returns the match. */
-export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpExecArray> {
   return waitFor(`output matching ${pattern}`, () => pattern.exec(server.output()) ?? undefined, { timeoutMs }).catch(
     (error: Error) => Promise.reject(new Error(`${error.message}; the output was:\n${server.output()}`)),
   );
