@@ -84,19 +84,26 @@ export interface TokenState {
 export interface TokenChanges {
   /** The table's version these changes bring a reader to: pass it to the next changesSince. */
   version: number;
-  /** True when `tokens` is every active token (a first read): it replaces what the reader holds. */
+  /**
+   * True when a complete read begins here (a first read, or a restored table): `tokens` and the
+   * pages after it (`more`) are every token, and replace what the reader holds once all are read.
+   */
   complete: boolean;
-  /** Every active token (complete), or the tokens added or changed since the version asked about. */
+  /** Tokens added or changed since the version asked about, in the order of their changes. */
   tokens: TokenState[];
+  /** True when this is one page of several: ask again from `version` before the changes are whole. */
+  more: boolean;
 }
 
 /** API tokens, kept only as SHA-256 hashes, each with the scopes it grants. */
 export interface TokenRepository {
   /**
-   * The tokens changed since `version` (every active token when it is undefined, or when the
-   * table is older than it: a restored backup). Reads only the changed rows: every change to the
-   * table takes the next version (a trigger, on both backends), and versions become visible in
-   * order. When nothing changed this is one read of a one-row table, however many tokens exist.
+   * The tokens changed since `version` (every token when it is undefined, or when the table is older
+   * than it: a restored backup), at most TOKEN_PAGE_ROWS of them: a read's cost never grows with the
+   * table. Reads only the changed rows: every change to the table takes the next version (a
+   * trigger, on both backends), and versions become visible in order, so the changes read a page at
+   * a time in version order miss none (a row changed behind the page read moves ahead of it). When
+   * nothing changed this is one read of a one-row table, however many tokens exist.
    */
   changesSince(version?: number): Promise<TokenChanges>;
   add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo>;
