@@ -21,13 +21,24 @@ export type CreateDecision =
  */
 export type VersionCondition = "any" | readonly string[];
 
+/**
+ * The conditions of a change on the plant as it is (RFC 9110 §13.2.2, in this order): `ifMatch`
+ * holds when the plant exists (`any`) or has one of these versions; `ifNoneMatch` holds when the
+ * plant does not exist (`any`) or has none of these versions. Either may be absent; a change is
+ * made only when every one given holds, checked in the same atomic step as the change.
+ */
+export interface Preconditions {
+  ifMatch?: VersionCondition;
+  ifNoneMatch?: VersionCondition;
+}
+
 /** What a delete did, decided by the database like a create. */
 export type DeleteDecision =
   /** The plant was deleted; this is what it was. */
   | { kind: "deleted"; plant: StoredPlant }
   /** No plant had this id (never created, or already deleted), and no condition was given. */
   | { kind: "not-found" }
-  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  /** The condition did not hold (the plant changed, exists, or does not exist); nothing was changed. */
   | { kind: "precondition-failed" };
 
 /** What an edit did, decided in one atomic step with its condition (see decideUpdate). */
@@ -38,7 +49,7 @@ export type UpdateDecision =
   | { kind: "unchanged"; plant: StoredPlant }
   /** No plant has this id, and no condition was given. An edit never creates. */
   | { kind: "not-found" }
-  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  /** The condition did not hold (the plant changed, exists, or does not exist); nothing was changed. */
   | { kind: "precondition-failed" };
 
 /** A page request: at most `limit` plants with an id above `after` (and this `tag`), in id order. */
@@ -52,12 +63,12 @@ export interface PlantRepository {
   /** Creates the plant unless its id exists. Resolves only once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateDecision>;
   /**
-   * Gives the plant with `plant.id` this name and tag (no tag: none), when `ifMatch` holds (or is not
-   * given). Resolves only once the outcome is durable.
+   * Gives the plant with `plant.id` this name and tag (no tag: none), when `condition` holds (or is
+   * not given). Resolves only once the outcome is durable.
    */
-  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision>;
-  /** Deletes the plant with this id, when `ifMatch` holds (or is not given). Resolves only once the outcome is durable. */
-  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision>;
+  update(plant: StoredPlant, condition?: Preconditions): Promise<UpdateDecision>;
+  /** Deletes the plant with this id, when `condition` holds (or is not given). Resolves only once the outcome is durable. */
+  delete(id: bigint, condition?: Preconditions): Promise<DeleteDecision>;
   /** Reads one committed plant. */
   find(id: bigint): Promise<StoredPlant | undefined>;
   /** Committed plants in ascending (signed) id order: keyset pagination, as fast deep as at the start. */
