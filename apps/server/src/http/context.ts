@@ -25,10 +25,14 @@ declare module "node:http" {
   }
 }
 
-/** The client's X-Request-Id when it is sane, else a new one. */
+/** The client's X-Request-Id when it is sane (a repeated header arrives joined, which is not), else a new one. */
+export function requestIdFrom(sent: string | undefined): string {
+  return sent !== undefined && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
 function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers["x-request-id"];
-  return typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  return requestIdFrom(typeof sent === "string" ? sent : undefined);
 }
 
 /** The path part of a request target, for log lines (never the query: it may carry anything). */
