@@ -38,7 +38,8 @@ async function measure(
   const workDir = mkdtempSync(join(tmpdir(), "plantstore-memory-"));
   const token = `memory-${randomBytes(16).toString("hex")}`;
   try {
-    const target = await startTarget(spec, { workDir, token, cpu: 0 });
+    // A server starts in a second or two; on a machine others load, it has taken over 20 s.
+    const target = await startTarget(spec, { workDir, token, cpu: 0, startTimeoutMs: 180_000 });
     await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const idle = rssKiB(target.pid);
     if (scenarios.some((scenario) => scenario !== "create")) await precreatePool(target.url, token, POOL_SIZE);
