@@ -82,25 +82,19 @@ export function pageSql(dialect: Dialect, query: PageQuery): string {
 
 /**
  * A page of a name prefix read in id order: at most `window` plants after the cursor (of the tag,
- * when one is given) are read, in the page's order, and those whose name matches are answered, up to
- * `limit`. Each answered row says whether it matched, and the last plant of a full window is answered
- * too (its `n` is the window's size) whether or not it matches: where the next read must start when
- * the window ended before the page was full. One statement, so that the window and its last plant are
- * one snapshot. `limit` + 1 rows always suffice: either `limit` + 1 matches (more follow), or at most
- * `limit` matches and the window's last plant.
+ * when one is given) are read, in the page's order, and those whose name matches are answered
+ * (`matched` 1), up to `limit` + 1, as they come: a dense prefix stops early. Then, when the window
+ * is full, its last plant (`matched` 0): where the next read must start when the window ended before
+ * the page was full (a step over the window's ids, without reading names). One statement, so one
+ * snapshot: the window and its last plant agree.
  */
 export function scanSql(dialect: Dialect, query: PageQuery & { name: string }, window: number): string {
-  const inner = conditions(dialect, { tag: query.tag }, cursor(query));
-  const windowLimit = dialect.param(window);
-  const matched = nameCondition(dialect, query.name);
-  const windowEnd = dialect.param(window);
-  const limit = dialect.param(query.limit + 1);
-  return (
-    `SELECT id, name, tag, matched, n FROM (` +
-    `SELECT id, name, tag, (${matched}) AS matched, row_number() OVER (ORDER BY id${direction(query)}) AS n FROM (` +
-    `SELECT id, name, tag FROM plants${whereClause(inner)} ORDER BY id${direction(query)} LIMIT ${windowLimit}) AS scanned` +
-    `) AS numbered WHERE matched OR n = ${windowEnd} ORDER BY id${direction(query)} LIMIT ${limit}`
-  );
+  const inner = whereClause(conditions(dialect, { tag: query.tag }, cursor(query)));
+  const order = `ORDER BY id${direction(query)}`;
+  const windowRows = `SELECT id, name, tag FROM plants${inner} ${order} LIMIT ${dialect.param(window)}`;
+  const matched = `SELECT id, name, tag FROM (${windowRows}) AS scanned WHERE ${nameCondition(dialect, query.name)} ${order} LIMIT ${dialect.param(query.limit + 1)}`;
+  const windowEnd = `SELECT id FROM plants${inner} ${order} LIMIT 1 OFFSET ${dialect.param(window - 1)}`;
+  return `SELECT id, name, tag, 1 AS matched FROM (${matched}) AS page UNION ALL SELECT id, NULL, NULL, 0 FROM (${windowEnd}) AS window_end`;
 }
 
 /** How many plants match the filter, counted up to `upTo` at most: as cheap as reading `upTo` index entries. */

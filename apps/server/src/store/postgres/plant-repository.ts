@@ -35,10 +35,9 @@ export class PostgresDialect implements Dialect {
   }
 }
 
-/** A row of a scanned page (scanSql): whether the plant matched, and its place in the window. */
+/** A row of a scanned page (scanSql): a matching plant (1), or the last plant of a full window (0). */
 interface ScannedRow extends PlantRow {
-  matched: boolean;
-  n: bigint;
+  matched: number;
 }
 
 /** The statement `build` writes, with its parameters. */
@@ -104,8 +103,8 @@ export class PostgresPlantRepository implements PlantRepository {
     const { text, values } = plantQuery((dialect) => scanSql(dialect, page, window));
     return this.db.run("list plants", async (pool) => {
       const rows = (await pool.query<ScannedRow>(text, values)).rows;
-      const end = rows.find((row) => row.n === BigInt(window));
-      const plants = rows.filter((row) => row.matched).map(plantFromRow);
+      const end = rows.at(-1)?.matched === 0 ? rows.pop() : undefined;
+      const plants = rows.map(plantFromRow);
       return end === undefined ? { plants } : { plants, windowEnd: end.id };
     });
   }

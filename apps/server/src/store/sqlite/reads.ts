@@ -31,10 +31,9 @@ const PLANT_COLUMNS = "SELECT id, name, tag FROM plants";
 const TOKEN_COLUMNS = "id, label, scopes, created_at, revoked_at";
 const CHANGED_TOKEN_COLUMNS = "hash, scopes, revoked_at IS NULL AS active, changed";
 
-/** A row of a scanned page (scanSql): whether the plant matched, and its place in the window. */
+/** A row of a scanned page (scanSql): a matching plant (1), or the last plant of a full window (0). */
 export interface ScannedRow extends PlantRow {
   matched: bigint;
-  n: bigint;
 }
 
 /** A scanned page packed for the crossing (see PackedPage): the matching plants, and where the window ended. */
@@ -125,9 +124,8 @@ export class SqliteReads {
 
   scan(query: PageQuery & { name: string }, window: number): PackedScan {
     const rows = this.plantQuery<ScannedRow>((dialect) => scanSql(dialect, query, window));
-    const end = rows.find((row) => row.n === BigInt(window));
-    const page = packPage(rows.filter((row) => row.matched === 1n));
-    return end === undefined ? { page } : { page, windowEnd: end.id };
+    const end = rows.at(-1)?.matched === 0n ? rows.pop() : undefined;
+    return end === undefined ? { page: packPage(rows) } : { page: packPage(rows), windowEnd: end.id };
   }
 
   countUpTo(filter: PlantFilter, upTo: number): number {
