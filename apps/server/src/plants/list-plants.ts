@@ -30,8 +30,8 @@ export const NAME_SCAN_WINDOW = 10_000;
  * plants, where the page ends early when its matches are further apart.
  */
 export async function listPlants(plants: PlantRepository, query: PageQuery): Promise<Page> {
-  const { name } = query;
-  if (name !== undefined && (await plants.countUpTo(query, NAME_RANGE_READ_MAX + 1)) > NAME_RANGE_READ_MAX) {
+  const { name, tag } = query;
+  if (name !== undefined && (await plants.countUpTo({ tag, name }, NAME_RANGE_READ_MAX + 1)) > NAME_RANGE_READ_MAX) {
     const scanned = await plants.scan({ ...query, name }, NAME_SCAN_WINDOW);
     if (scanned.plants.length > query.limit) return fullPage(scanned.plants, query.limit);
     return scanned.windowEnd === undefined
