@@ -2,6 +2,7 @@ export { plantStoreContract, type PlantStoreContract } from "./contract.js";
 export {
   ETAG_HEADER,
   IfMatchHeader,
+  IfNoneMatchChangeHeader,
   IfNoneMatchHeader,
   parseEntityTags,
   quoteEntityTag,

@@ -140,13 +140,13 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect(document.paths["/plants"].get.responses["200"].headers.RateLimit).toBeDefined();
   });
 
-  it("documents ETags and conditions: ETag on reads and edits, If-None-Match and 304 on GET, If-Match and 412 on PUT and DELETE", () => {
+  it("documents ETags and conditions: ETag on reads and edits, If-None-Match and 304 on GET, If-Match, If-None-Match and 412 on PUT and DELETE", () => {
     const plant = document.paths["/plants/{id}"] as Json;
     const headerParameters = (operation: Json) =>
       (operation.parameters as Json[]).filter((parameter) => parameter.in === "header").map(({ name }) => name);
     expect(headerParameters(plant.get)).toEqual(["If-None-Match"]);
-    expect(headerParameters(plant.put)).toEqual(["If-Match"]);
-    expect(headerParameters(plant.delete)).toEqual(["If-Match"]);
+    expect(headerParameters(plant.put)).toEqual(["If-Match", "If-None-Match"]);
+    expect(headerParameters(plant.delete)).toEqual(["If-Match", "If-None-Match"]);
     expect(plant.get.responses["304"].headers.ETag).toBeDefined();
     expect(plant.put.responses["200"].headers.ETag).toBeDefined();
     expect(plant.put.responses["412"].content["application/json"].example.error).toBe(ErrorCode.PRECONDITION_FAILED);

@@ -95,7 +95,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
   METHOD_NOT_ALLOWED: "method PUT is not allowed here; allowed: GET, POST",
   REQUEST_TIMEOUT: "the body did not arrive within 10000 ms",
   ID_CONFLICT: "a plant with id 7 already exists with a different name or tag",
-  PRECONDITION_FAILED: "plant 7 has changed since it was read: its ETag is not one If-Match names",
+  PRECONDITION_FAILED:
+    "plant 7 is not as If-Match or If-None-Match requires (changed since it was read, or gone); nothing was changed",
   BODY_TOO_LARGE: "the body is larger than 16384 bytes",
   UNSUPPORTED_MEDIA_TYPE: "the body must be application/json (UTF-8)",
   RATE_LIMITED: "rate limit of 100 requests per 1 s exceeded; retry after 1 s",

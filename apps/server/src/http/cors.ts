@@ -89,10 +89,3 @@ export function answerPreflight(res: ServerResponse, methods: string): void {
   ]);
   res.end();
 }
-
-/** The Origin header of a request Node's parser refused, from its raw bytes (undefined if not there). */
-export function originOfRawRequest(rawPacket: Buffer | undefined): string | undefined {
-  if (rawPacket === undefined) return undefined;
-  const match = /\r\norigin:[ \t]*([^\r\n]{1,200}?)[ \t]*\r\n/i.exec(rawPacket.toString("latin1", 0, 16_384));
-  return match?.[1];
-}

@@ -9,7 +9,7 @@ import type { Storage } from "../store/storage.js";
 import type { TokenVerifier } from "../tokens/token-verifier.js";
 import { sendError } from "./answer.js";
 import { readBody, unreadBodyIsLarge } from "./body.js";
-import { beginRequest, requestRecorder } from "./context.js";
+import { beginRequest, requestRecorder, type AnswersInFlight } from "./context.js";
 import { answerPreflight, CorsPolicy } from "./cors.js";
 import { answerFault } from "./faults.js";
 import { checkGate } from "./gate.js";
@@ -37,8 +37,8 @@ export interface PipelineDependencies {
   bodyTimeoutMs: number;
   /** Origins whose pages may call the API (PLANTSTORE_CORS_ORIGINS); none: CORS off. */
   corsOrigins: readonly string[];
-  /** True once shutdown has begun: readiness fails and connections are not kept alive. */
-  isShuttingDown: () => boolean;
+  /** The answers under way; shutdown closes their connections after them (readiness fails meanwhile). */
+  answers: AnswersInFlight;
 }
 
 export interface Pipeline {
@@ -99,7 +99,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   ]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    beginRequest(req, res, record, deps.isShuttingDown(), cors); // 1. context
+    beginRequest(req, res, record, deps.answers, cors); // 1. context
 
     // A preflight for a path no route has goes on to routing's 404; any other OPTIONS to its 405.
     const preflightAllow = cors.isPreflight(req) ? routes.allowAt(req) : undefined;

@@ -88,7 +88,8 @@ export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?
   let stdout = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    // A deadline for a hung start, not a speed: a Node start on a busy 2-core machine took over 15 s.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       stdout += chunk.toString();
@@ -109,7 +110,7 @@ export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?
 }
 
 /** Waits until the process has printed something matching `pattern`; returns the match. */
-export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpExecArray> {
   return waitFor(`output matching ${pattern}`, () => pattern.exec(server.output()) ?? undefined, { timeoutMs }).catch(
     (error: Error) => Promise.reject(new Error(`${error.message}; the output was:\n${server.output()}`)),
   );

@@ -166,6 +166,15 @@ const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 9,
+    name: "delivered webhook deliveries by age",
+    // The prune (every minute, per instance) deletes delivered rows older than the retention, oldest
+    // first: a range at the start of this index, as long as what it deletes. Without it each prune
+    // was a sequential scan of every delivery kept (2.1–2.4 s at 1 M, holding a pool connection).
+    // Only delivered rows are in it.
+    sql: "CREATE INDEX webhook_deliveries_delivered_created ON webhook_deliveries (created_at) WHERE state = 'delivered';",
+  },
+  {
+    version: 10,
     name: "plants by name prefix",
     // Finding plants by a name prefix (GET /plants?name=…): the name key, lower(name) under the "C"
     // collation (A–Z folded and nothing else, as SQLite's lower() does, whatever the database's
