@@ -137,6 +137,10 @@ export async function runCli(argv: string[]): Promise<number> {
       "Print plants in id order, one a line: id, name and tag separated by tabs (--json: a JSON array, the ids exact)",
     )
     .option("--tag <tag>", "only plants with exactly this tag")
+    .option("--name <prefix>", "only plants whose name starts with this (A-Z and a-z match each other)")
+    .addOption(
+      new Option("--order <order>", "ascending or descending id order").choices(["asc", "desc"]).default("asc"),
+    )
     .addOption(
       new Option("--limit <n>", "print at most this many plants")
         .argParser(integerBetween(1, Number.MAX_SAFE_INTEGER))

@@ -22,6 +22,7 @@ export {
   type DeleteOutcome,
   type DeletePlantResult,
   type ListPlantsOptions,
+  type PlantCount,
   type PlantIdInput,
   type PlantPage,
   type PlantsOptions,
@@ -39,8 +40,10 @@ export {
 } from "./plant-store-error.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
 export {
+  LIST_COUNT_MAX,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
+  type ListOrder,
   type NewPlantInput,
   type Plant,
   type PlantUpdate,

@@ -4,7 +4,15 @@ import type { ParameterObject, ReferenceObject } from "openapi3-ts";
 import { plantStoreContract, type PlantStoreContract } from "./contract.js";
 import { deprecationExtensions, deprecationNote } from "./deprecation.js";
 import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from "./error.js";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
+import {
+  COUNT_HEADER,
+  INT64_MAX,
+  INT64_MIN,
+  LIST_COUNT_MAX,
+  NAME_MAX_LENGTH,
+  OUTCOME_HEADER,
+  TAG_MAX_LENGTH,
+} from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
 import { ETAG_HEADER } from "./conditional.js";
 import { API_VERSION, API_VERSION_HEADER } from "./version.js";
@@ -114,7 +122,7 @@ const RESPONSE_DESCRIPTIONS: Record<OperationId, Record<string, string>> = {
     404: "No plant has this id.",
   },
   listPlants: {
-    200: "A page of stored plants in ascending id order; the Link header points to the next page when there is one.",
+    200: "A page of stored plants in id order (ascending, or descending with order=desc), filtered by tag and name prefix when given; the Link header points to the next page when there is one, and with count=true the Plant-Store-Count header counts the matching plants.",
     400: "A query parameter is invalid, repeated or unknown (the message names it), or the HTTP request itself is malformed.",
   },
   updatePlant: {
@@ -183,8 +191,12 @@ const HEADERS = {
     text(66, '^"[A-Za-z0-9_-]{1,64}"$'),
   ),
   nextPage: header(
-    'RFC 8288: `</plants?limit=…&after=<last id>[&tag=…]>; rel="next"`, a relative reference to the next page. Present only when more plants follow.',
-    text(512, '^</plants\\?[^>]{1,490}>; rel="next"$'),
+    'RFC 8288: `</plants?limit=…&after=<last id>[&order=desc][&tag=…][&name=…][&count=true]>; rel="next"`, a relative reference to the next page, with the same query but `after` (values percent-encoded). Present only when more plants follow.',
+    text(4096, '^</plants\\?[^>]{1,4070}>; rel="next"$'),
+  ),
+  count: header(
+    `With count=true only: how many plants match the query's tag and name (on all pages), counted up to ${LIST_COUNT_MAX}: the exact number, or \`>${LIST_COUNT_MAX}\` when more match.`,
+    text(5, `^(>${LIST_COUNT_MAX}|0|[1-9][0-9]{0,3})$`),
   ),
 };
 
@@ -204,7 +216,7 @@ function headersOf(id: OperationId, status: string): Json {
       id === "createPlant"
         ? { [OUTCOME_HEADER]: HEADERS.outcome }
         : id === "listPlants"
-          ? { Link: HEADERS.nextPage }
+          ? { Link: HEADERS.nextPage, [COUNT_HEADER]: HEADERS.count }
           : { [ETAG_HEADER]: HEADERS.etag },
     304: { [ETAG_HEADER]: HEADERS.etag },
     401: { "WWW-Authenticate": HEADERS.unauthorized },

@@ -64,7 +64,28 @@ describe("plantstore list", () => {
     expect(await list("--after", String(2n ** 63n - 1n))).toMatchObject({ code: 0, stdout: "", stderr: "" });
   });
 
+  it("finds plants by a name prefix, ASCII letters in either case, in either id order", async () => {
+    const named = all.filter((plant) => /^plant 1/i.test(plant.name));
+    const run = await list("--name", "PLANT 1", "--limit", "1000", "--page-size", "6");
+    expect(run).toMatchObject({ code: 0, stdout: linesOf(named), stderr: "" });
+    const backwards = await list("--name", "plant 1", "--order", "desc", "--limit", "5", "--page-size", "2");
+    expect(backwards.stdout).toBe(linesOf([...named].reverse().slice(0, 5)));
+    expect(backwards.stderr).toBe(
+      `plantstore: more plants follow; list them with --after ${[...named].reverse()[4]!.id} (or a larger --limit)\n`,
+    );
+    const evenNamed = await list("--name", "plant 1", "--tag", "even", "--json", "--limit", "1000");
+    expect(parseExactJson(evenNamed.stdout)).toEqual(named.filter((plant) => plant.tag === "even"));
+    expect(await list("--name", "plant 1%")).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("lists the whole store backwards", async () => {
+    const run = await list("--order", "desc", "--limit", "100000", "--page-size", "33");
+    expect(run).toMatchObject({ code: 0, stdout: linesOf([...all].reverse()), stderr: "" });
+  });
+
   it.each([
+    [["--name", ""], "plantstore: not a valid name prefix: must not be empty"],
+    [["--order", "down"], "argument 'down' is invalid. Allowed choices are asc, desc."],
     [["--limit", "0"], "--limit <n>' argument '0' is invalid"],
     [["--page-size", "1001"], "--page-size <n>' argument '1001' is invalid"],
     [["--tag", ""], "plantstore: not a valid tag: must not be empty"],

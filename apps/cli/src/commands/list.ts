@@ -1,4 +1,4 @@
-import { PlantTag, stringifyExactJson } from "@plantstore/contract";
+import { PlantName, PlantTag, stringifyExactJson, type ListOrder } from "@plantstore/contract";
 import { clientFor, type GlobalOptions } from "../connection.js";
 import { OutputError, outputSink } from "../export/output-sink.js";
 import { describeFailure, asPlantStoreError } from "../failure.js";
@@ -8,6 +8,10 @@ import { UsageError } from "../usage-error.js";
 
 export interface ListCommandOptions {
   tag?: string;
+  /** Only plants whose name starts with this (A–Z match a–z). */
+  name?: string;
+  /** Id order: ascending (the default) or descending. */
+  order: ListOrder;
   /** Plants to print at most. */
   limit: number;
   /** Start after this id (the cursor the previous listing printed). */
@@ -20,8 +24,9 @@ export interface ListCommandOptions {
 export const LIST_DEFAULT_LIMIT = 100;
 
 /**
- * `plantstore list`: prints plants in id order, at most `--limit` of them, following the pages as
- * needed. When more plants follow, says on standard error how to list them (`--after <id>`).
+ * `plantstore list`: prints plants in id order (`--order desc`: descending), those with a tag or a
+ * name prefix when asked, at most `--limit` of them, following the pages as needed. When more plants
+ * follow, says on standard error how to list them (`--after <id>`).
  */
 export async function listCommand(options: ListCommandOptions, globals: GlobalOptions): Promise<number> {
   const after = options.after === undefined ? undefined : plantIdArgument(options.after, "--after id");
@@ -29,6 +34,13 @@ export async function listCommand(options: ListCommandOptions, globals: GlobalOp
     const tag = PlantTag.safeParse(options.tag);
     if (!tag.success) throw new UsageError(`not a valid tag: ${tag.error.issues.map((i) => i.message).join("; ")}`);
   }
+  if (options.name !== undefined) {
+    const name = PlantName.safeParse(options.name);
+    if (!name.success) {
+      throw new UsageError(`not a valid name prefix: ${name.error.issues.map((i) => i.message).join("; ")}`);
+    }
+  }
+  const { tag, name, order } = options;
   const client = clientFor(globals);
   const sink = outputSink(process.stdout);
   let printed = 0;
@@ -38,13 +50,14 @@ export async function listCommand(options: ListCommandOptions, globals: GlobalOp
     if (globals.json) await sink.write("[");
     while (printed < options.limit) {
       const limit = Math.min(options.limit - printed, options.pageSize);
-      const page = await client.listPlants({ limit, after: cursor, tag: options.tag });
+      const page = await client.listPlants({ limit, after: cursor, order, tag, name });
       let text = "";
       for (const plant of page.plants) {
         text += globals.json ? `${printed === 0 ? "" : ","}\n${stringifyExactJson(plant)}` : plantLine(plant);
         printed++;
       }
       await sink.write(text);
+      // A page of a name may hold fewer plants than asked (even none) while more follow.
       more = page.next !== undefined;
       if (page.next === undefined) break;
       cursor = page.next;
