@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { parseExactJson, stringifyExactJson } from "@plantstore/contract";
+import { parseExactJson, stringifyExactJson, type PlantStoreContract } from "@plantstore/contract";
 import { fileURLToPath } from "node:url";
 import { startServer, type RunningServer } from "../server.js";
 import type { Config } from "../config.js";
@@ -28,9 +28,15 @@ export async function exactJson(response: Response): Promise<unknown> {
   return parseExactJson(await response.text());
 }
 
-/** The real server, in this process, on an ephemeral port. */
-export async function startTestServer(overrides: Partial<Config>): Promise<TestServer> {
-  const running = await startServer({ host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides });
+/** The real server, in this process, on an ephemeral port (serving `options.contract`, when a test has its own). */
+export async function startTestServer(
+  overrides: Partial<Config>,
+  options: { contract?: PlantStoreContract } = {},
+): Promise<TestServer> {
+  const running = await startServer(
+    { host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides },
+    options,
+  );
   const server: TestServer = {
     ...running,
     authorization: `Bearer ${TOKEN}`,

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
 import { decideDelete, decideUpdate, plantFromRow } from "../plant-row.js";
-import type { UpdateDecision, VersionCondition } from "../storage.js";
+import type { UpdateDecision, Preconditions } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 import { EventNotWritten, WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
@@ -17,8 +17,8 @@ export interface PlantFields {
  */
 export type WriteOp =
   | { kind: "create"; id: bigint; name: string; tag: string | null }
-  | { kind: "update"; id: bigint; name: string; tag: string | null; ifMatch?: VersionCondition }
-  | { kind: "delete"; id: bigint; ifMatch?: VersionCondition }
+  | { kind: "update"; id: bigint; name: string; tag: string | null; condition?: Preconditions }
+  | { kind: "delete"; id: bigint; condition?: Preconditions }
   | { kind: "webhook"; write: WebhookWrite };
 
 /** What one write did, tagged with the kind of the write it answers; or how it failed, whatever its kind. */
@@ -180,10 +180,10 @@ export class BatchTransaction {
    * An edit: the row is read and decided on (condition, then whether anything changes) and written
    * in the same transaction, which this thread alone writes: no other write comes in between.
    */
-  private update({ id, name, tag, ifMatch }: Extract<WriteOp, { kind: "update" }>, now: number): Written {
+  private update({ id, name, tag, condition }: Extract<WriteOp, { kind: "update" }>, now: number): Written {
     const row = this.select.get(id);
     const current = row === undefined ? undefined : plantFromRow({ id, ...row });
-    const decision = decideUpdate(current, plantFromRow({ id, name, tag }), ifMatch);
+    const decision = decideUpdate(current, plantFromRow({ id, name, tag }), condition);
     if (decision.kind !== "updated") return { result: { kind: "update", decision: decision.kind }, events: 0 };
     this.change.run(name, tag, id);
     const events = this.webhooks.recordEvent("plant.updated", decision.plant, now);
@@ -191,10 +191,10 @@ export class BatchTransaction {
   }
 
   /** A delete: one statement, unless a condition must be checked on the row first (in the same transaction). */
-  private delete({ id, ifMatch }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
-    if (ifMatch !== undefined) {
+  private delete({ id, condition }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
+    if (condition !== undefined) {
       const row = this.select.get(id);
-      const decision = decideDelete(row === undefined ? undefined : plantFromRow({ id, ...row }), ifMatch);
+      const decision = decideDelete(row === undefined ? undefined : plantFromRow({ id, ...row }), condition);
       if (decision.kind !== "deleted") {
         return { result: { kind: "delete", removed: null, refused: decision.kind }, events: 0 };
       }
@@ -226,8 +226,8 @@ function failed(error: unknown): WriteResult {
 
 type EncodedOp =
   | { kind: "create"; id: string; name: string; tag: string | null }
-  | { kind: "update"; id: string; name: string; tag: string | null; ifMatch?: VersionCondition }
-  | { kind: "delete"; id: string; ifMatch?: VersionCondition }
+  | { kind: "update"; id: string; name: string; tag: string | null; condition?: Preconditions }
+  | { kind: "delete"; id: string; condition?: Preconditions }
   | { kind: "webhook"; write: WebhookWrite };
 
 export function encodeOps(ops: readonly WriteOp[]): string {

@@ -205,6 +205,16 @@ const migrations: readonly Migration[] = [
     before: expandOutboxRows,
     sql: "DROP TABLE webhook_outbox;",
   },
+  {
+    version: 11,
+    sql: `
+      -- The prune (every minute, on the writer thread) deletes delivered rows older than the
+      -- retention, oldest first: a range at the start of this index, as long as what it deletes.
+      -- Without it each prune read every delivery kept (1 M delivered rows within retention: creates'
+      -- p50 of 5.9 ms spiked to 573 ms at each prune). Only delivered rows are in it.
+      CREATE INDEX webhook_deliveries_delivered_created ON webhook_deliveries (created_at) WHERE state = 'delivered';
+    `,
+  },
 ];
 
 /** The newest version this code knows. */
