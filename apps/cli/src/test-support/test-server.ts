@@ -20,12 +20,13 @@ export interface TestServerContext {
 /** A real server for the test file: started before its tests, closed after them. */
 export function useTestServer(): TestServerContext {
   let server: TestServer | undefined;
+  // Deadlines for a hang, not a speed: with both cores busy a start took past vitest's 10 s.
   beforeAll(async () => {
     server = await startTestServer();
-  });
+  }, 120_000);
   afterAll(async () => {
     await server?.close();
-  });
+  }, 120_000);
   const running = (): TestServer => {
     if (server === undefined) throw new Error("the test server is not started (use it inside a test)");
     return server;
