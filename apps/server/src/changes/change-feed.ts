@@ -120,6 +120,7 @@ export class ChangeFeed {
   private tick(): void {
     const now = Date.now();
     for (const subscriber of this.subscribers) {
+      if (subscriber.live && !this.keepsUp(subscriber)) continue;
       if (!subscriber.admitted()) {
         this.end(subscriber, "revoked");
         subscriber.res.end();
@@ -163,7 +164,9 @@ export class ChangeFeed {
       const changes = await this.log.after(this.head, PAGE);
       if (changes.length === 0) return;
       this.head = changes[changes.length - 1]!.position;
-      for (const subscriber of this.subscribers) if (subscriber.live) this.send(subscriber, changes);
+      for (const subscriber of this.subscribers) {
+        if (subscriber.live && this.keepsUp(subscriber)) this.send(subscriber, changes);
+      }
       if (changes.length < PAGE) return;
     }
   }
@@ -189,6 +192,10 @@ export class ChangeFeed {
         continue;
       }
       this.send(subscriber, changes);
+      if (subscriber.res.writableNeedDrain) {
+        await drained(subscriber.res);
+        continue;
+      }
       if (changes.length < PAGE) {
         // At the end of the log as this read saw it: the feed takes over from here (or from its
         // own head, when it is ahead; send() skips what the stream already has).
@@ -197,11 +204,6 @@ export class ChangeFeed {
           subscriber.live = true;
           return;
         }
-      } else if (subscriber.res.writableNeedDrain) {
-        await new Promise((resolve) => {
-          subscriber.res.once("drain", resolve);
-          subscriber.res.once("close", resolve);
-        });
       }
     }
   }
@@ -223,12 +225,21 @@ export class ChangeFeed {
     if (subscriber.ended) return;
     subscriber.res.write(text);
     subscriber.lastWriteAt = Date.now();
-    if (subscriber.res.writableLength > this.settings.bufferBytes) {
-      // It reads slower than changes come: end it rather than hold more for it. Cut, not ended:
-      // an end would wait behind the unsent bytes. Its client resumes from its last whole event.
-      this.end(subscriber, "slow");
-      subscriber.res.destroy();
-    }
+  }
+
+  /**
+   * Before a live stream is given more: if its socket has not taken what it was given before (more
+   * than `bufferBytes` still unsent), it reads slower than changes come, so it is ended rather than
+   * held more for: cut, not ended (an end would wait behind the unsent bytes); its client resumes
+   * from its last whole event. So a stream holds at most `bufferBytes` plus one page. (Checked
+   * before a write, not after: a page written in one go is queued whole, even to a fast reader.)
+   * A stream catching up writes a page, then waits for its socket to take it (catchUp).
+   */
+  private keepsUp(subscriber: Subscriber): boolean {
+    if (subscriber.res.writableLength <= this.settings.bufferBytes) return true;
+    this.end(subscriber, "slow");
+    subscriber.res.destroy();
+    return false;
   }
 
   private end(subscriber: Subscriber, reason: StreamEnd): void {
@@ -250,6 +261,19 @@ export class ChangeFeed {
       this.logger.warn({ err: error }, "could not prune the change log");
     }
   }
+}
+
+/** Resolves when the socket took what was written to it, or closed. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
 }
 
 /**

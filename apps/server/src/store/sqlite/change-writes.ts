@@ -15,7 +15,7 @@ export class ChangeWrites {
   private readonly readHead: Statement<[], { position: bigint }>;
   private readonly writeHead: Statement<[bigint]>;
   private readonly insert: Statement<[bigint, string, string, number, string]>;
-  private readonly prune: Statement<[number, number]>;
+  private readonly prune: Statement<{ before: number; limit: number }>;
   /** The last position taken in this batch (undefined: none taken yet). */
   private last: bigint | undefined;
   /** A batch's events share its time: formatted once (RFC 3339), not once per event. */
@@ -27,7 +27,7 @@ export class ChangeWrites {
     this.insert = db.prepare(
       "INSERT INTO plant_changes (position, type, version, created_at, body) VALUES (?, ?, ?, ?, ?)",
     );
-    this.prune = db.prepare(pruneChangesSql("?", "?"));
+    this.prune = db.prepare(pruneChangesSql("@before", "@limit"));
   }
 
   /** Called at the start of every batch. */
@@ -55,6 +55,6 @@ export class ChangeWrites {
   }
 
   pruneBefore(before: number, limit: number): number {
-    return this.prune.run(before, limit).changes;
+    return this.prune.run({ before, limit }).changes;
   }
 }
