@@ -1,4 +1,5 @@
 import { defineConfig } from "vite";
+import { compressAssets } from "./compress-assets.js";
 
 /** Where the dev server sends API requests: the Plant Store started with `npm start`. */
 const api = process.env.PLANTSTORE_URL ?? "http://127.0.0.1:3000";
@@ -6,6 +7,8 @@ const api = process.env.PLANTSTORE_URL ?? "http://127.0.0.1:3000";
 export default defineConfig({
   // The server serves index.html at / and the built files under /web/ (apps/server's web route).
   base: "/web/",
+  // Brotli and gzip copies of the built text files, which the server sends to clients that accept them.
+  plugins: [compressAssets()],
   build: {
     outDir: "dist",
     emptyOutDir: true,

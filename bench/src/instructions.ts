@@ -62,7 +62,12 @@ function nth(scenario: Scenario, n: number): { method: string; path: string; bod
 let runs = 0;
 
 /** Instructions the server executed, from start to exit, answering `count` requests of `scenario`. */
-async function countInstructions(scenario: Scenario, count: number, workDir: string): Promise<number> {
+async function countInstructions(
+  scenario: Scenario,
+  count: number,
+  workDir: string,
+  { main, concurrency }: { main: string; concurrency: number },
+): Promise<number> {
   const port = await freePort();
   const token = `instr-${randomBytes(16).toString("hex")}`;
   // Every count gets its own files: a scenario named twice (to see how repeatable the count is) must
@@ -81,7 +86,7 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
       "--single-threaded",
       "--hash-seed=1",
       "--random-seed=1",
-      serverMain,
+      main,
     ],
     {
       env: {
@@ -99,16 +104,25 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
       stdio: "ignore",
     },
   );
-  await waitForPort(port, child, 300_000);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  // Under valgrind, on a machine others share, Node takes minutes to start.
+  await waitForPort(port, child, 900_000);
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const poolSize = 100; // the plants replays and reads find
   for (let n = 0; n < poolSize; n++) await send(agent, port, "POST", "/plants", token, nth("replay", n).body);
   const expected = scenario === "unauth" ? 401 : 200;
-  for (let n = 0; n < count; n++) {
-    const { method, path, body } = nth(scenario, n);
-    const status = await send(agent, port, method, path, scenario === "unauth" ? `wrong-${token}` : token, body);
-    if (status !== expected) throw new Error(`${scenario} request ${n} got ${status}, expected ${expected}`);
-  }
+  // `concurrency` clients, each on its own connection, each sending the next request of the
+  // sequence once its previous one is answered: with more than one, requests are in flight together,
+  // as under load, and what the server does per batch of them (group commit, the reader's) is shared.
+  let next = 0;
+  const client = async () => {
+    while (next < count) {
+      const n = next++;
+      const { method, path, body } = nth(scenario, n);
+      const status = await send(agent, port, method, path, scenario === "unauth" ? `wrong-${token}` : token, body);
+      if (status !== expected) throw new Error(`${scenario} request ${n} got ${status}, expected ${expected}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
   agent.destroy();
   // Every create's delivery is part of its cost: wait until the receiver has them all.
   if (receiver !== undefined) {
@@ -134,7 +148,16 @@ async function countInstructions(scenario: Scenario, count: number, workDir: str
 async function main(): Promise<number> {
   const { values } = parseArgs({
     args: cliArguments(),
-    options: { requests: { type: "string", default: "1000" }, scenarios: { type: "string" } },
+    options: {
+      requests: { type: "string", default: "1000" },
+      scenarios: { type: "string" },
+      // Another build of the server (say, a copy of apps/server/dist from before a change) to count.
+      "server-main": { type: "string", default: serverMain },
+      // Requests in flight together (one connection each); 1: one request at a time.
+      concurrency: { type: "string", default: "1" },
+      // Where to write the table (a count of another build must not overwrite results/instructions.md).
+      out: { type: "string", default: resultsDir },
+    },
   });
   try {
     execFileSync("valgrind", ["--version"], { stdio: "ignore" });
@@ -142,15 +165,17 @@ async function main(): Promise<number> {
     console.error("bench:instructions: valgrind not found: install it with `apt-get install valgrind` and run again");
     return 1;
   }
-  if (!existsSync(serverMain)) throw new Error(`${serverMain} does not exist: build first (pnpm build)`);
+  const main = values["server-main"];
+  const concurrency = Number(values.concurrency);
+  if (!existsSync(main)) throw new Error(`${main} does not exist: build first (pnpm build)`);
   const n = Number(values.requests);
   const chosen = (values.scenarios?.split(",") ?? SCENARIOS) as Scenario[];
   const workDir = mkdtempSync(join(tmpdir(), "plantstore-instructions-"));
   const rows: Array<{ scenario: Scenario; instructionsPerRequest: number }> = [];
   try {
     for (const scenario of chosen) {
-      const once = await countInstructions(scenario, n, workDir);
-      const twice = await countInstructions(scenario, 2 * n, workDir);
+      const once = await countInstructions(scenario, n, workDir, { main, concurrency });
+      const twice = await countInstructions(scenario, 2 * n, workDir, { main, concurrency });
       const perRequest = (twice - once) / n;
       rows.push({ scenario, instructionsPerRequest: Math.round(perRequest) });
       console.log(
@@ -164,15 +189,15 @@ async function main(): Promise<number> {
   const markdown = [
     "# Instructions per request (callgrind)",
     "",
-    `${new Date().toISOString()} · commit ${commit} · Node ${process.version} --single-threaded under valgrind --tool=callgrind · (I(${2 * n}) − I(${n})) / ${n} requests, one connection, one request at a time`,
+    `${new Date().toISOString()} · commit ${commit}${main === serverMain ? "" : ` (server ${main})`} · Node ${process.version} --single-threaded under valgrind --tool=callgrind · (I(${2 * n}) − I(${n})) / ${n} requests, ${concurrency === 1 ? "one connection, one request at a time" : `${concurrency} connections, a request in flight on each`}`,
     "",
     "| scenario | instructions / request |",
     "|---|---:|",
     ...rows.map((row) => `| ${row.scenario} | ${row.instructionsPerRequest.toLocaleString("en")} |`),
     "",
   ].join("\n");
-  writeFileSync(join(resultsDir, "instructions.md"), markdown);
-  writeFileSync(join(resultsDir, "instructions.json"), `${JSON.stringify({ commit, requests: n, rows }, null, 2)}\n`);
+  writeFileSync(join(values.out, "instructions.md"), markdown);
+  writeFileSync(join(values.out, "instructions.json"), `${JSON.stringify({ commit, requests: n, rows }, null, 2)}\n`);
   console.log(`\n${markdown}`);
   return 0;
 }

@@ -74,10 +74,22 @@ export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promis
   clearTimeout(timer);
 }
 
-/** Run a command to its end and return its stdout; reject on a non-zero exit or after `deadlineMs`. */
-export function runToCompletion(command: string, args: readonly string[], deadlineMs: number): Promise<string> {
+/**
+ * Run a command to its end and return its stdout; reject on a non-zero exit or after `deadlineMs`.
+ * `interrupt`, when aborted, sends the command SIGINT: for a command that still finishes its output then
+ * (wrk prints its result), so a caller can end a run on a condition rather than after a time.
+ */
+export function runToCompletion(
+  command: string,
+  args: readonly string[],
+  deadlineMs: number,
+  interrupt?: AbortSignal,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = track(spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] }));
+    const onInterrupt = () => child.kill("SIGINT");
+    if (interrupt?.aborted) onInterrupt();
+    else interrupt?.addEventListener("abort", onInterrupt, { once: true });
     let stdout = "";
     let stderr = "";
     child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -89,6 +101,7 @@ export function runToCompletion(command: string, args: readonly string[], deadli
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
+      interrupt?.removeEventListener("abort", onInterrupt);
       if (code === 0) resolve(stdout);
       else
         reject(

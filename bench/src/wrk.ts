@@ -23,7 +23,10 @@ export interface WrkRun {
   poolSize: number;
   connections: number;
   threads: number;
+  /** How long wrk runs, unless `stop` ends it first. */
   durationSeconds: number;
+  /** Ends the run early when aborted (wrk, sent SIGINT, still prints its result): to stop on a count, not a time. */
+  stop?: AbortSignal;
   /** CPU to pin wrk to, or undefined to leave it unpinned. */
   cpu: number | undefined;
 }
@@ -77,7 +80,7 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   ];
   const [command, args] =
     run.cpu === undefined ? ["wrk", wrkArgs] : ["taskset", ["-c", String(run.cpu), "wrk", ...wrkArgs]];
-  // wrk stops by itself after its duration; the deadline only catches a hung wrk.
-  const stdout = await runToCompletion(command, args, (run.durationSeconds + 30) * 1000);
+  // wrk stops by itself after its duration (or at `stop`); the deadline only catches a hung wrk.
+  const stdout = await runToCompletion(command, args, (run.durationSeconds + 30) * 1000, run.stop);
   return parseWrkOutput(stdout);
 }

@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# Builds a stand-in for node:24-bookworm-slim where no container registry is reachable (the test's
-# fallback; see docs/testing.md): Debian bookworm (debootstrap --variant=minbase) with Node 24 and npm
-# from the npm registry's packages, ca-certificates plus this machine's local CAs, and a `node` user
-# (uid 1000), as the official image has. Needs root, debootstrap, npm, and Debian's mirror.
+# Builds a stand-in for node:26-bookworm-slim where no container registry is reachable (the test's
+# fallback; see docs/testing.md): Debian bookworm (debootstrap --variant=minbase) with Node 26 and npm
+# from the npm registry's packages, ca-certificates plus this machine's local CAs, libatomic1 (Node 26's
+# binary links libatomic.so.1; the official image installs it too), and a `node` user (uid 1000), as
+# the official image has. Needs root, debootstrap, npm, and Debian's mirror.
 #   stand-in-node-image.sh <engine: podman|docker> <tag>
 set -euo pipefail
 engine="$1"
 tag="$2"
-node_major=24
+node_major=26
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 rootfs="$work/rootfs"
 
-debootstrap --variant=minbase --include=ca-certificates bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+debootstrap --variant=minbase --include=ca-certificates,libatomic1 bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1 ||
   { tail -n 20 "$work/debootstrap.log" >&2; exit 1; }
 
 # Node (binary and headers) and npm, as the npm registry packages them; the same registry settings as npm here.

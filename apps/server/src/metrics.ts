@@ -104,7 +104,7 @@ export class Metrics {
   /** Requests answered since start, whatever their operation and status (read without the registry's cost). */
   answered = 0;
 
-  observeRequest(operation: string, status: number, ms: number): void {
+  observeRequest(operation: string, status: number | "none", ms: number): void {
     this.answered++;
     const labels = { operation, status: String(status) };
     this.requests.inc(labels);

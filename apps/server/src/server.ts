@@ -1,6 +1,8 @@
 import { createServer as createHttpServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { PlantStoreContract } from "@plantstore/contract";
+import { Server as NetServer, type AddressInfo } from "node:net";
 import { defaultConfig, type Config } from "./config.js";
+import { AnswersInFlight } from "./http/context.js";
 import { createPipeline } from "./http/pipeline.js";
 import { RateLimiter } from "./http/rate-limit.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -35,6 +37,12 @@ export interface RunningServer {
 /** Keep-alive longer than the usual 60 s of load balancers, so that they close first (no reset races). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const HEADERS_TIMEOUT_MS = 20_000;
+/**
+ * At shutdown, how long a connection that an answer before the signal left open (keep-alive) stays
+ * open for its client's next request: a client that reuses it at once must be answered (with
+ * `Connection: close`), not find it closed under its request, unable to tell whether it happened.
+ */
+const REUSE_GRACE_MS = 500;
 
 /**
  * At most `maxConnections` open at once (each holds a file descriptor and buffers): past it Node
@@ -64,9 +72,13 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 /**
  * Config → storage → tokens → the request pipeline (http/pipeline.ts) → listening. `main.ts` adds
- * signals; tests call this directly.
+ * signals; tests call this directly, and may serve a variant of the contract (`contract`: one with
+ * an operation deprecated, say; its handlers are Plant Store's).
  */
-export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+export async function startServer(
+  overrides: Partial<Config> = {},
+  { contract }: { contract?: PlantStoreContract } = {},
+): Promise<RunningServer> {
   const config: Config = { ...defaultConfig, ...overrides };
   const logger = createLogger(config.logLevel);
   const metrics = new Metrics();
@@ -83,7 +95,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     // A commit wrote changes: this instance's streams read them now rather than at the next poll.
     onChanges: () => changes?.wake(),
   });
-  let shuttingDown = false;
+  const answers = new AnswersInFlight();
   try {
     await applyWebhookSettings(storage.webhooks, config.webhookUrls, config.webhookSecret ?? "", logger);
     deliveries = new DeliveryWorker(
@@ -129,7 +141,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       bodyLimitBytes: config.bodyLimitBytes,
       bodyTimeoutMs: config.bodyTimeoutMs,
       corsOrigins: config.corsOrigins,
-      isShuttingDown: () => shuttingDown,
+      answers,
+      contract,
     });
     const server = createHttpServer(pipeline.serverOptions, pipeline.handleRequest);
     server.on("clientError", pipeline.handleParserError);
@@ -145,13 +158,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     let closing: Promise<boolean> | undefined;
     const close = () =>
       (closing ??= (async () => {
-        shuttingDown = true;
+        answers.closeConnectionsAfterAnswers();
         logger.info("shutting down");
         // Streams never finish by themselves: they end now, and their clients resume elsewhere.
         const streamsClosed = changes?.close();
         // Requests in flight and webhook attempts in flight finish side by side, within one deadline.
         const [finished] = await Promise.all([
-          drain(server, config.shutdownTimeoutMs),
+          drain(server, answers, config.shutdownTimeoutMs),
           deliveries?.stop(config.shutdownTimeoutMs),
         ]);
         verifier.stop();
@@ -167,21 +180,32 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   }
 }
 
-/** Stops accepting and waits for open connections to finish, cutting them at the deadline. */
-function drain(server: Server, deadlineMs: number): Promise<boolean> {
+/**
+ * Stops accepting and waits for open connections to finish, cutting them at the deadline. Every
+ * answer from now on says `Connection: close`, so a busy connection closes after its answer. An
+ * idle one is closed once no answer has left a connection open for REUSE_GRACE_MS: before, its
+ * client may be sending its next request on it (a request in flight towards an idle connection is
+ * what a close would cut).
+ */
+function drain(server: Server, answers: AnswersInFlight, deadlineMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     let finished = true;
-    // Idle keep-alive connections close now; busy ones close after their response (Connection: close).
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const closeIdle = () => {
+      if (answers.msSinceLastKeptAlive() >= REUSE_GRACE_MS) server.closeIdleConnections();
+    };
+    const sweep = setInterval(closeIdle, 50);
     const deadline = setTimeout(() => {
       finished = false;
+      answers.cutAtDeadline();
       server.closeAllConnections();
     }, deadlineMs);
-    server.close(() => {
+    // net.Server's close: stop listening, call back once every connection has closed. http.Server's
+    // own close would also close every idle connection at once, which must wait for the grace.
+    NetServer.prototype.close.call(server, () => {
       clearInterval(sweep);
       clearTimeout(deadline);
       resolve(finished);
     });
-    server.closeIdleConnections();
+    closeIdle();
   });
 }

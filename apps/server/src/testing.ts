@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PlantStoreContract } from "@plantstore/contract";
 import type { Config } from "./config.js";
 import { startServer, type RunningServer } from "./server.js";
 
@@ -22,15 +23,20 @@ export async function startDisposableServer(options: {
   prefix?: string;
   /** Any other setting, e.g. webhook endpoints (`webhookUrls`, `webhookSecret`) or rate limits. */
   config?: Partial<Config>;
+  /** A variant of the contract to serve (a test's, with an operation deprecated); Plant Store's by default. */
+  contract?: PlantStoreContract;
 }): Promise<DisposableServer> {
   const directory = mkdtempSync(join(tmpdir(), options.prefix ?? "plantstore-"));
-  const server = await startServer({
-    port: 0,
-    databaseUrl: `sqlite:${join(directory, "plants.db")}`,
-    tokens: options.tokens,
-    logLevel: "silent",
-    ...options.config,
-  });
+  const server = await startServer(
+    {
+      port: 0,
+      databaseUrl: `sqlite:${join(directory, "plants.db")}`,
+      tokens: options.tokens,
+      logLevel: "silent",
+      ...options.config,
+    },
+    { contract: options.contract },
+  );
   return {
     url: server.url,
     storage: server.storage,

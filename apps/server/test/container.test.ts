@@ -32,9 +32,13 @@ const image = `localhost/plantstore-test:${run}`;
 const volume = `plantstore-test-${run}`;
 const postgres = await postgresTestTarget();
 
-describeWith(containerEngine(), "the server image", (engine: Engine) => {
+describeWith(containerEngine(), "the server image", (anyRun: Engine) => {
+  // Everything this run creates is labelled with its id: removed after it, on Ctrl-C or any exit too,
+  // and by the next run when this one was killed outright.
+  const engine = anyRun.forRun(run);
   const containers: string[] = [];
   let releaseLock = () => {};
+  let stopRemovingOnInterruption = () => {};
   let baseImage = "";
 
   /** A server container, detached, its name recorded for cleanup. */
@@ -68,6 +72,11 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
 
   beforeAll(async () => {
     releaseLock = await holdMachineLock("plantstore-container-test");
+    // Holding the lock, no other run is alive: whatever a run left is a killed run's.
+    const left = engine.sweep();
+    if (left > 0) console.info(`container test: removed ${left} containers, volumes and images of killed runs`);
+    stopRemovingOnInterruption = engine.removeOnInterruption(run);
+    await engine.must("volume", "create", volume);
     baseImage = await engine.nodeBaseImage();
     const started = Date.now();
     await engine.build(image, baseImage, version);
@@ -79,6 +88,8 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
     for (const container of containers) await engine.run("rm", "--force", "--volumes", container);
     await engine.run("volume", "rm", "--force", volume);
     await engine.run("image", "rm", image);
+    engine.sweep(run);
+    stopRemovingOnInterruption();
     releaseLock();
   }, 120_000);
 
@@ -145,6 +156,10 @@ describeWith(containerEngine(), "the server image", (engine: Engine) => {
         async () => /ps_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/.exec(await engine.logs(server)) ?? undefined,
       )
     )[0];
+    // How to manage tokens, as run from outside the container: not the path of main.js inside it.
+    expect(await engine.logs(server)).toContain(
+      "Manage tokens with: docker run --rm -v plantdata:/data plantstore tokens list | create [label] | revoke <id>",
+    );
     const created = await call(url, "POST", "/plants", token, { id: BIG_ID, name: "Fern" });
     expect(created.status).toBe(200);
     expect(await waitFor("a healthy container", async () => (await engine.health(server)) === "healthy")).toBe(true);

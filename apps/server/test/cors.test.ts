@@ -17,6 +17,9 @@ const EXPOSED = [
   "RateLimit-Policy",
   "WWW-Authenticate",
   "ETag",
+  "API-Version",
+  "Deprecation",
+  "Sunset",
 ];
 
 /** A browser's preflight: OPTIONS with Origin and the method (and headers) the page wants to use. */

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "@plantstore/contract";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { AnswersInFlight } from "../src/http/context.js";
 import { createPipeline } from "../src/http/pipeline.js";
 import { createLogger } from "../src/logger.js";
 import { Metrics } from "../src/metrics.js";
@@ -62,7 +63,7 @@ async function serve(faults: Faults): Promise<string> {
     bodyLimitBytes: 16_384,
     bodyTimeoutMs: 5_000,
     corsOrigins: faults.corsOrigins ?? [],
-    isShuttingDown: () => false,
+    answers: new AnswersInFlight(),
   });
   const server = createServer(pipeline.serverOptions, pipeline.handleRequest);
   server.on("clientError", pipeline.handleParserError);

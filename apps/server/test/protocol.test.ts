@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { readFileSync } from "node:fs";
-import { ErrorCode } from "@plantstore/contract";
+import { API_VERSION, ErrorCode } from "@plantstore/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteBackend } from "../src/test-support/databases.js";
 import { startTestServer, TOKEN, type TestServer } from "../src/test-support/test-server.js";
@@ -36,6 +36,21 @@ describe("every answer", () => {
     expect(response.headers.get("x-content-type-options")).toBe("nosniff");
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get("x-powered-by")).toBeNull();
+  });
+
+  it("says the contract's version in API-Version, refusals, unknown paths, probes and documents included", async () => {
+    const answers = [
+      await server.post({ id: 1, name: "a" }),
+      await fetch(`${server.url}/plants/1`), // no token: 401
+      await server.call("GET", "/plantz"), // 404
+      await server.call("PATCH", "/plants/1"), // 405
+      await fetch(`${server.url}/healthz`),
+      await fetch(`${server.url}/openapi.json`),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404, 405, 200, 200]);
+    for (const answer of answers) expect(answer.headers.get("api-version"), answer.url).toBe(API_VERSION);
+    const document = (await answers[5]!.json()) as { info: { version: string } };
+    expect(document.info.version).toBe(API_VERSION);
   });
 
   it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
@@ -148,6 +163,7 @@ describe("malformed HTTP", () => {
     expect(answer).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
     expect(answer).toContain("\r\nCache-Control: no-store\r\n");
     expect(answer).toContain("\r\nX-Content-Type-Options: nosniff\r\n");
+    expect(answer).toContain(`\r\nAPI-Version: ${API_VERSION}\r\n`);
     expect(answer).toContain("\r\nContent-Type: application/json; charset=utf-8\r\n");
   });
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describeWith } from "@plantstore/vitest-config/optional";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { postgresBackend, sqliteBackend, type TestBackend } from "../src/test-support/databases.js";
 import { postgresTestTarget } from "../src/test-support/test-database.js";
 import {
@@ -12,6 +12,11 @@ import {
   type ServerProcess,
 } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
+
+const TIMEOUT = 300_000;
+// Each test here starts Node processes (the server, an admin command): a start took up to 40 s with
+// both cores busy. The suite's 30 s is a deadline for a hang, and these need a larger one.
+vi.setConfig({ testTimeout: TIMEOUT });
 
 /** The token rules as users meet them: `node dist/main.js` and its `tokens` command, on each backend. */
 afterEach(killSpawnedServers);
@@ -76,13 +81,21 @@ function describeTokenRules(backend: TestBackend): void {
     expect(await stop(first)).toBe(0);
     expect(tokens("revoke", "1").status).toBe(0);
 
-    const second = await spawnServer({ DATABASE_URL: databaseUrl, PLANTSTORE_TOKENS: "" });
+    // Started as the image starts it: the command it names is the one run from outside the container.
+    const second = await spawnServer({
+      DATABASE_URL: databaseUrl,
+      PLANTSTORE_TOKENS: "",
+      PLANTSTORE_ADMIN_COMMAND: "docker run --rm -v plantdata:/data plantstore",
+    });
     const warnings = second
       .stdout()
       .split("\n")
       .filter((line) => line.includes("no active API token"));
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, create: `${process.execPath} ${MAIN} tokens create` });
+    expect(JSON.parse(warnings[0]!)).toMatchObject({
+      level: 40,
+      create: "docker run --rm -v plantdata:/data plantstore tokens create",
+    });
     expect(await create(second.url, 1n, token)).toBe(401);
 
     const created = tokens("create", "after-incident");
@@ -92,12 +105,6 @@ function describeTokenRules(backend: TestBackend): void {
     await waitFor("the new token to be accepted", async () => (await create(second.url, 2n, fresh)) === 200);
     expect(await stop(second)).toBe(0);
     expect(second.output()).not.toContain("created an API token");
-
-    // And a third start still mints nothing.
-    expect(tokens("revoke", "2").status).toBe(0);
-    const third = await spawnServer({ DATABASE_URL: databaseUrl, PLANTSTORE_TOKENS: "" });
-    expect(await stop(third)).toBe(0);
-    expect(third.output()).not.toContain("created an API token");
   });
 
   it("mints no token on a store that was used with PLANTSTORE_TOKENS", async () => {

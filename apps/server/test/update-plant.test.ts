@@ -198,6 +198,79 @@ describe.each(testBackends())("editing plants (PUT /plants/{id}) on $name", (bac
     });
   });
 
+  // RFC 9110 §13.1.2: a PUT or DELETE with If-None-Match is made only while the plant is none of
+  // the versions named (`*`: while no plant has the id). It was ignored: `*` overwrote the plant.
+  describe("If-None-Match on PUT and DELETE", () => {
+    it("answers 412 and changes nothing while the plant exists (*) or is a version named (weak comparison)", async () => {
+      const id = nextId();
+      await server.create({ id, name: "Ivy" });
+      const now = await read(id);
+      for (const condition of ["*", now.etag!, `W/${now.etag}`, `"other", ${now.etag}`]) {
+        await expectError(
+          await server.put(id, { name: "Overwritten" }, { "if-none-match": condition }),
+          412,
+          ErrorCode.PRECONDITION_FAILED,
+        );
+        await expectError(
+          await server.call("DELETE", `/plants/${id}`, { "if-none-match": condition }),
+          412,
+          ErrorCode.PRECONDITION_FAILED,
+        );
+      }
+      // Checked after If-Match: both must hold.
+      await expectError(
+        await server.put(id, { name: "Overwritten" }, { "if-match": now.etag!, "if-none-match": "*" }),
+        412,
+        ErrorCode.PRECONDITION_FAILED,
+      );
+      expect(await read(id)).toEqual(now);
+    });
+
+    it("makes the change when the plant is none of the versions named; with * and no plant, a 404 (a PUT never creates)", async () => {
+      const id = nextId();
+      await server.create({ id, name: "Thyme" });
+      const before = await read(id);
+      const edited = await server.put(id, { name: "Lemon thyme" }, { "if-none-match": '"not-its-etag"' });
+      expect(edited.status).toBe(200);
+      const etag = edited.headers.get("etag")!;
+      expect(
+        (await server.put(id, { name: "Thyme" }, { "if-match": etag, "if-none-match": before.etag! })).status,
+      ).toBe(200);
+      expect((await server.call("DELETE", `/plants/${id}`, { "if-none-match": etag })).status).toBe(204);
+      expect((await read(id)).status).toBe(404);
+
+      await expectError(
+        await server.put(id, { name: "Thyme" }, { "if-none-match": "*" }),
+        404,
+        ErrorCode.PLANT_NOT_FOUND,
+      );
+      await expectError(
+        await server.call("DELETE", `/plants/${id}`, { "if-none-match": "*" }),
+        404,
+        ErrorCode.PLANT_NOT_FOUND,
+      );
+      expect((await read(id)).status).toBe(404);
+    });
+
+    it("refuses a malformed If-None-Match with 400 INVALID_PARAMETER naming it", async () => {
+      const id = nextId();
+      await server.create({ id, name: "Mint" });
+      await expectError(
+        await server.put(id, { name: "x" }, { "if-none-match": "abc" }),
+        400,
+        ErrorCode.INVALID_PARAMETER,
+        /^If-None-Match: /,
+      );
+      await expectError(
+        await server.call("DELETE", `/plants/${id}`, { "if-none-match": "abc" }),
+        400,
+        ErrorCode.INVALID_PARAMETER,
+        /^If-None-Match: /,
+      );
+      expect((await read(id)).plant).toEqual({ id, name: "Mint" });
+    });
+  });
+
   describe("If-None-Match on GET", () => {
     it("answers 304 with the ETag and no body while the client's copy is current, 200 once it is not", async () => {
       const id = nextId();

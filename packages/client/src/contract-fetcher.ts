@@ -1,5 +1,6 @@
 import { MalformedJsonError, parseExactJson } from "@plantstore/contract";
 import { validateResponse, type ApiFetcher } from "@ts-rest/core";
+import { warnIfDeprecated } from "./deprecation-warning.js";
 import { PlantStoreError } from "./plant-store-error.js";
 import type { Transport } from "./transport.js";
 
@@ -25,6 +26,7 @@ export function createContractFetcher(transport: Transport): ApiFetcher {
       signal: fetchOptions?.signal ?? undefined,
     });
     const { status } = response;
+    warnIfDeprecated(response.headers, method, route.path);
     const parsed = parseJsonBody(response.text, response.headers.get("content-type"));
     if (status < 200 || status > 299) {
       // Error bodies are read leniently: a proxy's 502 page is still a 502. The client checks

@@ -5,7 +5,8 @@ import { z } from "zod";
  * Conditional requests (RFC 9110 §8.8.3, §13). `GET` and `PUT /plants/{id}` answer with a strong
  * `ETag`; `If-Match` on `PUT` and `DELETE` makes the change only while the plant is still the one
  * the client read (a lost update is a 412 instead), `If-None-Match` on `GET` answers 304 when the
- * client's copy is current.
+ * client's copy is current, and on `PUT` and `DELETE` makes the change only while the plant is not
+ * one of those versions (`*`: does not exist), a 412 otherwise (RFC 9110 §13.1.2).
  */
 export const ETAG_HEADER = "ETag";
 
@@ -86,6 +87,11 @@ export const IfMatchHeader = conditionHeader(
 /** `If-None-Match`: answer 304 when the plant's current ETag is one of these (weak comparison), or exists (`*`). */
 export const IfNoneMatchHeader = conditionHeader(
   "Answer 304 Not Modified (no body) when the plant's current ETag is one of these (weak comparison), or, with `*`, whenever the plant exists.",
+);
+
+/** `If-None-Match` on a change: make it only when the plant's current ETag is none of these (weak comparison), or no plant has the id (`*`). */
+export const IfNoneMatchChangeHeader = conditionHeader(
+  "Make the change only if the plant's current ETag is none of these (weak comparison), or, with `*`, only if no plant has this id. Otherwise the answer is 412 PRECONDITION_FAILED and nothing changes. Checked after If-Match when both are sent.",
 );
 
 /** The quoted form of an entity tag, as the `ETag` header carries it. */

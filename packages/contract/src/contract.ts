@@ -1,6 +1,6 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
-import { IfMatchHeader, IfNoneMatchHeader } from "./conditional.js";
+import { IfMatchHeader, IfNoneMatchChangeHeader, IfNoneMatchHeader } from "./conditional.js";
 import { CHANGE_STREAM_CONTENT_TYPE, ChangeStreamHeaders, ChangeStreamQuery } from "./changes.js";
 import { ErrorBody } from "./error.js";
 import { LIST_LIMIT_MAX, ListPlantsQuery, NewPlant, Plant, PlantIdPath, PlantUpdate, StoredPlant } from "./plant.js";
@@ -26,7 +26,7 @@ const failures = {
   503: ErrorBody,
 } as const;
 
-const needs = (scope: OperationMetadata["scope"]) => ({ scope }) satisfies OperationMetadata;
+const needs = (scope: OperationMetadata["scope"]): OperationMetadata => ({ scope });
 
 /**
  * The Plant Store API. Response descriptions for the OpenAPI document are in `openapi.ts`
@@ -88,9 +88,9 @@ export const plantStoreContract = c.router(
       path: "/plants/:id",
       summary: "Edit a plant",
       description:
-        "Replaces the plant's name and tag (a body without `tag` removes the tag) and answers the stored plant with its new ETag, once the change is durably stored. A PUT that changes nothing is a 200 that writes nothing (and sends no event), so repeating a PUT is safe. With If-Match, the change is made only if the plant's current ETag is one named (`*`: only if the plant exists); otherwise 412 PRECONDITION_FAILED and nothing changes: send the ETag you read, so that an edit someone else made meanwhile is not overwritten. An id no plant has is a 404 PLANT_NOT_FOUND (a PUT never creates: POST /plants does). After an edit, a create with the plant's id compares with the plant as it is now.",
+        "Replaces the plant's name and tag (a body without `tag` removes the tag) and answers the stored plant with its new ETag, once the change is durably stored. A PUT that changes nothing is a 200 that writes nothing (and sends no event), so repeating a PUT is safe. With If-Match, the change is made only if the plant's current ETag is one named (`*`: only if the plant exists); otherwise 412 PRECONDITION_FAILED and nothing changes: send the ETag you read, so that an edit someone else made meanwhile is not overwritten. With If-None-Match, the change is made only if the plant's current ETag is none named (`*`: only if no plant has the id, and as a PUT never creates, that is a 404); otherwise 412. An id no plant has is a 404 PLANT_NOT_FOUND (a PUT never creates: POST /plants does). After an edit, a create with the plant's id compares with the plant as it is now.",
       pathParams: byId,
-      headers: z.object({ "if-match": IfMatchHeader }),
+      headers: z.object({ "if-match": IfMatchHeader, "if-none-match": IfNoneMatchChangeHeader }),
       body: PlantUpdate,
       responses: { 200: StoredPlant, ...failures, 404: ErrorBody, 412: ErrorBody, 413: ErrorBody, 415: ErrorBody },
     },
@@ -100,9 +100,9 @@ export const plantStoreContract = c.router(
       path: "/plants/:id",
       summary: "Delete a plant",
       description:
-        "Deletes the plant. The 204 answer is sent only once the deletion is durable; afterwards the id is free, and a create with it makes a new plant. With If-Match, only if the plant's current ETag is one named (`*`: only if it exists); otherwise 412 PRECONDITION_FAILED and nothing changes. An id no plant has is a 404 PLANT_NOT_FOUND.",
+        "Deletes the plant. The 204 answer is sent only once the deletion is durable; afterwards the id is free, and a create with it makes a new plant. With If-Match, only if the plant's current ETag is one named (`*`: only if it exists); with If-None-Match, only if it is none named (`*`: only if no plant has the id, which leaves nothing to delete: a 404); otherwise 412 PRECONDITION_FAILED and nothing changes. An id no plant has is a 404 PLANT_NOT_FOUND.",
       pathParams: byId,
-      headers: z.object({ "if-match": IfMatchHeader }),
+      headers: z.object({ "if-match": IfMatchHeader, "if-none-match": IfNoneMatchChangeHeader }),
       responses: { 204: c.noBody(), ...failures, 404: ErrorBody, 412: ErrorBody },
     },
   },

@@ -15,6 +15,16 @@
  * before any arithmetic is done on it. Every other value is what `JSON.parse` gives (strings with
  * escapes are decoded by `JSON.parse` itself, numbers by `Number`, both correctly rounded as it).
  * (lossless-json was measured and left out: 3.5× slower, and it assigns `__proto__`.)
+ *
+ * The platform's own tools for exact numbers (Node 22+: `JSON.parse`'s reviver sees each number's
+ * source text as `context.source`; `JSON.rawJSON` writes a literal as it is) were measured against
+ * this reader and the writer below and left out (callgrind, Node 24, instructions per call over
+ * N = 2,000 calls, or 200 for pages): a reviver that makes every `id` a BigInt parses a create body
+ * in 22,610 against the reader's 51,560, but cannot see a repeated member name (the reviver only
+ * sees the last) nor bound the depth, so the reader's pass would still be needed before it; and it
+ * parses a 100-plant page in 2,027,037 against 726,331 (a call per value). A `JSON.rawJSON`
+ * replacer writes one plant in 11,935 against the walk's 7,837, and a page in 689,404 against
+ * 773,163: not enough to keep two writers, and the web app's browsers may lack `JSON.rawJSON`.
  */
 
 /** The deepest nesting the reader accepts: every message of ours needs at most 4 levels. */

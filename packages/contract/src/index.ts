@@ -2,6 +2,7 @@ export { plantStoreContract, type PlantStoreContract } from "./contract.js";
 export {
   ETAG_HEADER,
   IfMatchHeader,
+  IfNoneMatchChangeHeader,
   IfNoneMatchHeader,
   parseEntityTags,
   quoteEntityTag,
@@ -36,6 +37,15 @@ export {
   TAG_MAX_LENGTH,
   type NewPlantInput,
 } from "./plant.js";
+export {
+  docsLinkOf,
+  deprecatedSchema,
+  deprecation,
+  deprecationHeaders,
+  MIN_SUNSET_MONTHS,
+  type Deprecation,
+} from "./deprecation.js";
+export { API_VERSION, API_VERSION_HEADER } from "./version.js";
 export { isScope, SCOPES, type OperationMetadata, type Scope } from "./scopes.js";
 export {
   isWebhookEventType,

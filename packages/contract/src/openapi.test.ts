@@ -4,11 +4,14 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { plantStoreContract } from "./contract.js";
+import { classifyChanges } from "./compat/classify.js";
+import { plantStoreContract, type PlantStoreContract } from "./contract.js";
+import { deprecatedSchema, deprecation } from "./deprecation.js";
 import { ErrorBody, ErrorCode } from "./error.js";
 import { parseExactJson } from "./exact-json.js";
 import { generateOpenApi30Document, generateOpenApi31Document, serializeOpenApiDocument } from "./openapi.js";
-import { NewPlant, Plant, PlantUpdate, StoredPlant } from "./plant.js";
+import { ListPlantsQuery, NewPlant, Plant, PlantTag, PlantUpdate, StoredPlant } from "./plant.js";
+import { API_VERSION } from "./version.js";
 import { PlantCreatedEvent, PlantDeletedEvent, PlantUpdatedEvent } from "./webhooks.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,8 +65,8 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it("has info (title, version 1.0.0, MIT, contact), a relative server and global bearer security", () => {
-    expect(document.info).toMatchObject({ title: "Plant Store", version: "1.0.0", license: { name: "MIT" } });
+  it("has info (title, the contract's version, MIT, contact), a relative server and global bearer security", () => {
+    expect(document.info).toMatchObject({ title: "Plant Store", version: API_VERSION, license: { name: "MIT" } });
     expect(document.info.contact).toBeDefined();
     expect(document.info.description).toMatch(/exact 64-bit integers|exact signed 64-bit integer/);
     expect(document.info.description).toContain("must read them losslessly");
@@ -134,6 +137,47 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     }
   });
 
+  it("documents API-Version on every answer, as one reusable header component", () => {
+    expect(document.components.headers["API-Version"].schema).toMatchObject({ type: "string", maxLength: 32 });
+    expect(API_VERSION).toMatch(new RegExp(document.components.headers["API-Version"].schema.pattern as string));
+    for (const { operation } of operations(document)) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
+        expect(response.headers["API-Version"], `${operation.operationId} ${status}`).toEqual({
+          $ref: "#/components/headers/API-Version",
+        });
+      }
+    }
+  });
+
+  it("links a create to reading, editing and deleting that plant, and a read to a conditional edit or delete", () => {
+    const plant = document.paths["/plants/{id}"] as Json;
+    const linksOf = (response: Json) =>
+      Object.values(response.links as Json).map(({ operationId, parameters }) => ({ operationId, parameters }));
+    expect(linksOf(document.paths["/plants"].post.responses["200"])).toEqual(
+      ["getPlant", "updatePlant", "deletePlant"].map((operationId) => ({
+        operationId,
+        parameters: { id: "$request.body#/id" },
+      })),
+    );
+    expect(linksOf(plant.get.responses["200"])).toEqual(
+      ["updatePlant", "deletePlant"].map((operationId) => ({
+        operationId,
+        parameters: { id: "$request.path.id", "header.If-Match": "$response.header.ETag" },
+      })),
+    );
+    // Every parameter a link fills is one its target operation takes, where the link says.
+    const byId = Object.fromEntries(operations(document).map(({ operation }) => [operation.operationId, operation]));
+    for (const { operation } of operations(document)) {
+      for (const link of Object.values((operation.responses["200"]?.links ?? {}) as Record<string, Json>)) {
+        const target = byId[link.operationId as string] as Json;
+        const taken = (target.parameters as Json[]).map((parameter) => `${parameter.in}.${parameter.name}`);
+        for (const name of Object.keys(link.parameters as Json)) {
+          expect(taken).toContain(name.includes(".") ? name : `path.${name}`);
+        }
+      }
+    }
+  });
+
   it("documents the headers of answers: Plant-Store-Outcome on creates, Link on pages", () => {
     expect(document.paths["/plants"].post.responses["200"].headers["Plant-Store-Outcome"].schema.enum).toEqual([
       "created",
@@ -143,13 +187,13 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     expect(document.paths["/plants"].get.responses["200"].headers.RateLimit).toBeDefined();
   });
 
-  it("documents ETags and conditions: ETag on reads and edits, If-None-Match and 304 on GET, If-Match and 412 on PUT and DELETE", () => {
+  it("documents ETags and conditions: ETag on reads and edits, If-None-Match and 304 on GET, If-Match, If-None-Match and 412 on PUT and DELETE", () => {
     const plant = document.paths["/plants/{id}"] as Json;
     const headerParameters = (operation: Json) =>
       (operation.parameters as Json[]).filter((parameter) => parameter.in === "header").map(({ name }) => name);
     expect(headerParameters(plant.get)).toEqual(["If-None-Match"]);
-    expect(headerParameters(plant.put)).toEqual(["If-Match"]);
-    expect(headerParameters(plant.delete)).toEqual(["If-Match"]);
+    expect(headerParameters(plant.put)).toEqual(["If-Match", "If-None-Match"]);
+    expect(headerParameters(plant.delete)).toEqual(["If-Match", "If-None-Match"]);
     expect(plant.get.responses["304"].headers.ETag).toBeDefined();
     expect(plant.put.responses["200"].headers.ETag).toBeDefined();
     expect(plant.put.responses["412"].content["application/json"].example.error).toBe(ErrorCode.PRECONDITION_FAILED);
@@ -194,6 +238,72 @@ describe.each(documents)("the committed $file", ({ file, version, text, document
     const rows = [...(document.info.description as string).matchAll(/^\| (\d+) \| (\d{3}) \| ([A-Z_]+) \|$/gm)];
     expect(rows.map(([, code, status, name]) => ({ code: Number(code), status: Number(status), name }))).toEqual(
       Object.entries(ErrorCode).map(([name, code]) => ({ code, status: Math.trunc(code / 100), name })),
+    );
+  });
+});
+
+describe("a deprecation in the contract (a fixture: nothing in today's API is deprecated)", () => {
+  const since = "2026-12-01";
+  const sunset = "2027-06-01";
+  const replacement = "GET /plants?tag=";
+  const StoredPlantWithOldField = StoredPlant.extend({
+    tag: deprecatedSchema(PlantTag, { since, replacement: "the tags list" }).optional(),
+  });
+  const fixture = {
+    ...plantStoreContract,
+    getPlant: {
+      ...plantStoreContract.getPlant,
+      metadata: { scope: "plants:read", deprecated: deprecation({ since, sunset, replacement }) },
+      responses: { ...plantStoreContract.getPlant.responses, 200: StoredPlantWithOldField },
+    },
+    listPlants: {
+      ...plantStoreContract.listPlants,
+      query: ListPlantsQuery.extend({
+        tag: deprecatedSchema(PlantTag, { since, sunset, replacement: "the filter `tags`" }).optional(),
+      }),
+    },
+  } as unknown as PlantStoreContract;
+
+  it.each([
+    { version: "3.1", generate: generateOpenApi31Document },
+    { version: "3.0", generate: generateOpenApi30Document },
+  ])(
+    "marks the operation, the query parameter and the field deprecated in the $version document, with the dates and the replacement",
+    async ({ generate }) => {
+      const document = generate(fixture) as Json;
+      const read = document.paths["/plants/{id}"].get;
+      expect(read).toMatchObject({
+        deprecated: true,
+        "x-deprecated-since": since,
+        "x-sunset": sunset,
+        "x-replacement": replacement,
+      });
+      expect(read.description).toContain(
+        `Deprecated since ${since} and may be removed on or after ${sunset}: use ${replacement} instead.`,
+      );
+      const tag = (document.paths["/plants"].get.parameters as Json[]).find((parameter) => parameter.name === "tag")!;
+      expect(tag).toMatchObject({ deprecated: true, "x-deprecated-since": since, "x-sunset": sunset });
+      expect(tag.schema.deprecated).toBeUndefined();
+      expect(tag.schema.maxLength).toBe(64);
+      const field = read.responses["200"].content["application/json"].schema.properties.tag;
+      expect(field).toMatchObject({ deprecated: true, maxLength: 64, "x-replacement": "the tags list" });
+      // The real contract's schemas are untouched (the fixture's are copies).
+      expect(serializeOpenApiDocument(generate())).not.toContain('"deprecated"');
+      // Still a valid document, with the deprecation in it.
+      expect((await new Validator().validate(JSON.parse(serializeOpenApiDocument(document)) as Json)).valid).toBe(true);
+    },
+  );
+
+  it("the gate reports the deprecations as additive (a minor version)", () => {
+    const differences = classifyChanges(generateOpenApi31Document(), generateOpenApi31Document(fixture)).filter(
+      (difference) => difference.rule === "deprecated",
+    );
+    expect(differences.map(({ pointer }) => pointer)).toEqual(
+      expect.arrayContaining([
+        "#/paths/~1plants~1{id}/get/deprecated",
+        "#/paths/~1plants/get/parameters/query/tag",
+        "#/paths/~1plants~1{id}/get/responses/200/content/application~1json/schema/properties/tag/deprecated",
+      ]),
     );
   });
 });

@@ -1,12 +1,14 @@
 import { generateSchema } from "@anatine/zod-openapi";
 import { generateOpenApi } from "@ts-rest/open-api";
 import type { ParameterObject, ReferenceObject } from "openapi3-ts";
-import { plantStoreContract } from "./contract.js";
+import { plantStoreContract, type PlantStoreContract } from "./contract.js";
+import { deprecationExtensions, deprecationNote } from "./deprecation.js";
 import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from "./error.js";
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
 import { ETAG_HEADER } from "./conditional.js";
 import { CHANGE_STREAM_CONTENT_TYPE } from "./changes.js";
+import { API_VERSION, API_VERSION_HEADER } from "./version.js";
 import {
   PlantCreatedEvent,
   PlantDeletedEvent,
@@ -22,7 +24,7 @@ import {
  * 3.0 for the operations and their schemas; this module adds what ts-rest cannot express (headers,
  * examples, error codes, scopes, webhooks) and converts the result to 3.1.
  */
-export const API_VERSION = "1.0.0";
+export { API_VERSION } from "./version.js";
 
 type OperationId = keyof typeof plantStoreContract;
 type Json = Record<string, unknown>;
@@ -89,7 +91,8 @@ const EXAMPLE_MESSAGES: Record<ErrorCodeName, string> = {
   METHOD_NOT_ALLOWED: "method PUT is not allowed here; allowed: GET, POST",
   REQUEST_TIMEOUT: "the body did not arrive within 10000 ms",
   ID_CONFLICT: "a plant with id 7 already exists with a different name or tag",
-  PRECONDITION_FAILED: "plant 7 has changed since it was read: its ETag is not one If-Match names",
+  PRECONDITION_FAILED:
+    "plant 7 is not as If-Match or If-None-Match requires (changed since it was read, or gone); nothing was changed",
   BODY_TOO_LARGE: "the body is larger than 16384 bytes",
   UNSUPPORTED_MEDIA_TYPE: "the body must be application/json (UTF-8)",
   RATE_LIMITED: "rate limit of 100 requests per 1 s exceeded; retry after 1 s",
@@ -191,7 +194,16 @@ const HEADERS = {
   ),
 };
 
-/** The headers of one answer: the request id always, rate-limit state on 2xx and 4xx, then by status. */
+/** Headers every answer carries, documented once as components (`#/components/headers/…`). */
+const HEADER_COMPONENTS = {
+  [API_VERSION_HEADER]: header(
+    "The version of the contract the server implements (semantic versioning: a new major version may break a consumer, a minor one only adds, a patch one changes wording): the `info.version` of the OpenAPI document it serves. Sent with every answer; what changed in each version is in docs/api-changes.md.",
+    text(32, "^(0|[1-9][0-9]{0,5})[.](0|[1-9][0-9]{0,5})[.](0|[1-9][0-9]{0,5})$"),
+  ),
+};
+const headerRef = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of one answer: the request id and API version always, rate-limit state on 2xx and 4xx, then by status. */
 function headersOf(id: OperationId, status: string): Json {
   const byStatus: Record<string, Json> = {
     200:
@@ -213,7 +225,12 @@ function headersOf(id: OperationId, status: string): Json {
     /^[234]/.test(status) && status !== "401" && status !== "431"
       ? { "RateLimit-Policy": HEADERS.rateLimitPolicy, RateLimit: HEADERS.rateLimit }
       : {};
-  return { "X-Request-Id": HEADERS.requestId, ...rateLimited, ...byStatus[status] };
+  return {
+    "X-Request-Id": HEADERS.requestId,
+    [API_VERSION_HEADER]: headerRef(API_VERSION_HEADER),
+    ...rateLimited,
+    ...byStatus[status],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +255,7 @@ Rules the service enforces:
 - Editing (PUT) replaces the name and tag; a PUT that changes nothing writes nothing, so it is safe to repeat. Reads and edits answer a strong \`ETag\`: send it back as \`If-Match\` on PUT or DELETE so that a change someone else made since you read the plant is not overwritten (412 instead), and as \`If-None-Match\` on GET to be answered 304 while your copy is current.
 - A 200 to a create or an edit and a 204 to a delete are sent only once the change is durably stored.
 
-Every answer carries \`X-Request-Id\`. When the server has a rate limit, every answer to a valid token carries the IETF \`RateLimit-Policy\` and \`RateLimit\` headers.
+Every answer carries \`X-Request-Id\` and \`API-Version\`: the version of this contract the server implements (semantic versioning; what changed in each version is in docs/api-changes.md, and every released version's document is kept in the repository). An operation that is going away is marked deprecated here (with the day it was deprecated, its replacement and the day it may be removed, at least 6 months later), and its answers carry \`Deprecation\`, \`Sunset\` and \`Link: <…>; rel="deprecation"\`. When the server has a rate limit, every answer to a valid token carries the IETF \`RateLimit-Policy\` and \`RateLimit\` headers.
 
 Error codes (the \`error\` field of every Error body; its first three digits are the HTTP status):
 
@@ -246,8 +263,8 @@ ${catalogueTable}`;
 
 const SECURITY_SCHEME = "bearerAuth";
 
-function scopeOf(id: OperationId): string {
-  return (plantStoreContract[id].metadata as OperationMetadata).scope;
+function metadataOf(contract: PlantStoreContract, id: OperationId): OperationMetadata {
+  return contract[id].metadata as OperationMetadata;
 }
 
 /** One response's example body. */
@@ -281,6 +298,42 @@ const SUCCESS_EXAMPLES: Record<OperationId, unknown> = {
   deletePlant: undefined,
 };
 
+/**
+ * OpenAPI links: how an answer leads to the next call. A create leads to the plant by the id it
+ * sent; a read leads to a conditional edit or delete with the ETag it answered as If-Match.
+ */
+const LINKS: Partial<Record<OperationId, Record<string, Json>>> = {
+  createPlant: {
+    GetPlant: {
+      operationId: "getPlant",
+      parameters: { id: "$request.body#/id" },
+      description: "Read the plant just created: its id is the one the create sent.",
+    },
+    UpdatePlant: {
+      operationId: "updatePlant",
+      parameters: { id: "$request.body#/id" },
+      description: "Edit the plant just created.",
+    },
+    DeletePlant: {
+      operationId: "deletePlant",
+      parameters: { id: "$request.body#/id" },
+      description: "Delete the plant just created.",
+    },
+  },
+  getPlant: {
+    UpdatePlant: {
+      operationId: "updatePlant",
+      parameters: { id: "$request.path.id", "header.If-Match": "$response.header.ETag" },
+      description: "Edit the plant just read, only if nobody changed it since: its ETag as If-Match.",
+    },
+    DeletePlant: {
+      operationId: "deletePlant",
+      parameters: { id: "$request.path.id", "header.If-Match": "$response.header.ETag" },
+      description: "Delete the plant just read, only if nobody changed it since: its ETag as If-Match.",
+    },
+  },
+};
+
 function documentResponse(id: OperationId, status: string, response: Json): Json {
   const codes = [...OPERATION_CODES[id], ...COMMON_CODES].filter(
     (code) => String(statusOfErrorCode(ErrorCode[code])) === status,
@@ -293,20 +346,21 @@ function documentResponse(id: OperationId, status: string, response: Json): Json
   const content = response.content as Record<string, Json> | undefined;
   const example = codes.length > 0 ? errorExample(codes[0]!) : SUCCESS_EXAMPLES[id];
   // ts-rest documents every body as JSON; the stream's is text/event-stream (a text body).
-  const media =
-    id === "streamPlantChanges" && status === "200"
-      ? {
-          [CHANGE_STREAM_CONTENT_TYPE]: {
-            schema: { type: "string", maxLength: 1_048_576, pattern: "^[\\s\\S]*$" },
-            example,
-          },
-        }
-      : { "application/json": { ...content?.["application/json"], example } };
   const streamed = id === "streamPlantChanges" && status === "200";
+  const media = streamed
+    ? {
+        [CHANGE_STREAM_CONTENT_TYPE]: {
+          schema: { type: "string", maxLength: 1_048_576, pattern: "^[\\s\\S]*$" },
+          example,
+        },
+      }
+    : { "application/json": { ...content?.["application/json"], example } };
+  const links = status === "200" ? LINKS[id] : undefined;
   return {
     description,
     headers: headersOf(id, status),
     ...(content === undefined && !streamed ? {} : { content: media }),
+    ...(links === undefined ? {} : { links }),
   };
 }
 
@@ -384,12 +438,28 @@ function eventSchema(schema: typeof PlantCreatedEvent | typeof PlantUpdatedEvent
 }
 
 /**
+ * A parameter as the documents show it. A deprecated one (`deprecatedSchema`) is marked on the
+ * parameter, where tools look, not only in its schema.
+ */
+function documentParameter(parameter: ParameterObject | ReferenceObject): ParameterObject | ReferenceObject {
+  if (!("in" in parameter)) return parameter;
+  const named = canonicalHeaderName(parameter);
+  const schema = (named.schema ?? {}) as Json;
+  if (schema.deprecated !== true) return named;
+  const extensions = Object.fromEntries(
+    Object.entries(schema).filter(([key]) => key === "deprecated" || key.startsWith("x-")),
+  );
+  const rest = Object.fromEntries(Object.entries(schema).filter(([key]) => !(key in extensions)));
+  return { ...named, ...extensions, schema: rest };
+}
+
+/**
  * A header parameter under its usual spelling (`If-Match`): the contract names headers as Node
  * hands them over, in lower case, and header names are case-insensitive. Its description moves up
  * from its schema.
  */
-function canonicalHeaderName(parameter: ParameterObject | ReferenceObject): ParameterObject | ReferenceObject {
-  if (!("in" in parameter) || parameter.in !== "header") return parameter;
+function canonicalHeaderName(parameter: ParameterObject): ParameterObject {
+  if (parameter.in !== "header") return parameter;
   const name = parameter.name.replace(
     /(^|-)([a-z])/g,
     (_match, dash: string, letter: string) => dash + letter.toUpperCase(),
@@ -399,10 +469,13 @@ function canonicalHeaderName(parameter: ParameterObject | ReferenceObject): Para
   return { ...parameter, name, ...(typeof description === "string" ? { description } : {}), schema };
 }
 
-/** The OpenAPI 3.0 variant, for tools that read only 3.0 (the webhooks are `x-webhooks`). */
-export function generateOpenApi30Document(): Json {
+/**
+ * The OpenAPI 3.0 variant, for tools that read only 3.0 (the webhooks are `x-webhooks`). `contract`:
+ * the Plant Store contract, or a variant of it (a test's, with an operation deprecated).
+ */
+export function generateOpenApi30Document(contract: PlantStoreContract = plantStoreContract): Json {
   const document = generateOpenApi(
-    plantStoreContract,
+    contract,
     {
       info: {
         title: "Plant Store",
@@ -425,6 +498,7 @@ export function generateOpenApi30Document(): Json {
         { name: "webhooks", description: "Events Plant Store sends to subscribed endpoints." },
       ],
       components: {
+        headers: HEADER_COMPONENTS,
         securitySchemes: {
           [SECURITY_SCHEME]: {
             type: "http",
@@ -440,6 +514,7 @@ export function generateOpenApi30Document(): Json {
       setOperationId: true,
       operationMapper: (operation) => {
         const id = operation.operationId as OperationId;
+        const { scope, deprecated } = metadataOf(contract, id);
         const responses = Object.fromEntries(
           Object.entries(operation.responses as Record<string, Json>).map(([status, response]) => [
             status,
@@ -448,8 +523,9 @@ export function generateOpenApi30Document(): Json {
         );
         return {
           ...operation,
-          parameters: operation.parameters?.map(canonicalHeaderName),
-          description: `${operation.description ?? ""} Needs the scope \`${scopeOf(id)}\`.`,
+          parameters: operation.parameters?.map(documentParameter),
+          description: `${operation.description ?? ""} Needs the scope \`${scope}\`.${deprecated === undefined ? "" : ` ${deprecationNote(deprecated)}`}`,
+          ...(deprecated === undefined ? {} : deprecationExtensions(deprecated)),
           tags: ["plants"],
           security: [{ [SECURITY_SCHEME]: [] }],
           requestBody: operation.requestBody ? { ...operation.requestBody, required: true } : undefined,
@@ -472,12 +548,12 @@ export function generateOpenApi30Document(): Json {
  * `nullable`, `examples` instead of `example` in schemas, `webhooks`), with each operation's scope
  * in its security requirement (3.1 allows role names for any scheme).
  */
-export function generateOpenApi31Document(): Json {
-  const { "x-webhooks": events, ...document } = generateOpenApi30Document();
+export function generateOpenApi31Document(contract: PlantStoreContract = plantStoreContract): Json {
+  const { "x-webhooks": events, ...document } = generateOpenApi30Document(contract);
   const converted = toJsonSchema2020(document) as Json & { paths: Record<string, Record<string, Json>> };
   for (const pathItem of Object.values(converted.paths)) {
     for (const operation of Object.values(pathItem)) {
-      operation.security = [{ [SECURITY_SCHEME]: [scopeOf(operation.operationId as OperationId)] }];
+      operation.security = [{ [SECURITY_SCHEME]: [metadataOf(contract, operation.operationId as OperationId).scope] }];
     }
   }
   return {

@@ -1,3 +1,5 @@
+import type { Deprecation } from "./deprecation.js";
+
 /**
  * What a token may do (RFC 6750 §3.1 scopes): read plants, write (create, edit and delete) plants, read
  * the server's metrics. Each operation of the contract names the one scope it needs.
@@ -13,4 +15,6 @@ export function isScope(value: string): value is Scope {
 export interface OperationMetadata {
   /** The scope a token needs for this operation. */
   scope: Scope;
+  /** Set when the operation is going away (`deprecation({...})`): the documents and the server's answers say so. */
+  deprecated?: Deprecation;
 }

@@ -21,11 +21,15 @@ function hasTokensScript(packageJson: string): boolean {
 
 /**
  * The `tokens` admin command as a person would type it where this process runs, for the messages
- * that tell them to: `npm run tokens -- create` when the server was started by a package manager's
- * script next to a `tokens` script (`npm start` in a checkout), else `node <this main.js> tokens
- * create` as this process was started (a container, a process manager, `node dist/main.js`).
+ * that tell them to: PLANTSTORE_ADMIN_COMMAND's prefix when it is set (the image sets `docker run
+ * --rm -v plantdata:/data plantstore`: inside a container, the path of main.js is no command anyone
+ * outside can run); `npm run tokens -- create` when the server was started by a package manager's
+ * script next to a `tokens` script (`npm start` in a checkout); else `node <this main.js> tokens
+ * create` as this process was started (a process manager, `node dist/main.js`).
  */
 export function tokensCommand(args: string, env = process.env, argv = process.argv): string {
+  const admin = env.PLANTSTORE_ADMIN_COMMAND?.trim();
+  if (admin) return `${admin} tokens ${args}`;
   const packageJson = env.npm_lifecycle_event !== undefined ? env.npm_package_json : undefined;
   if (packageJson !== undefined && hasTokensScript(packageJson)) {
     const agent = env.npm_config_user_agent ?? "";

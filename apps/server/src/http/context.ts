@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { API_VERSION, API_VERSION_HEADER } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { CorsPolicy } from "./cors.js";
 import type { Metrics } from "../metrics.js";
@@ -9,11 +10,13 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /**
  * Headers every answer carries, whatever produced it (a route, a refusal, a fault, or Node's
- * HTTP parser): never cached, never sniffed. X-Request-Id comes on top.
+ * HTTP parser): never cached, never sniffed, and the version of the contract the server implements
+ * (so a client learns it without reading the OpenAPI document). X-Request-Id comes on top.
  */
-export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+export const EVERY_ANSWER_HEADERS: readonly (readonly [string, string])[] = [
   ["Cache-Control", "no-store"],
   ["X-Content-Type-Options", "nosniff"],
+  [API_VERSION_HEADER, API_VERSION],
 ];
 
 declare module "node:http" {
@@ -25,10 +28,14 @@ declare module "node:http" {
   }
 }
 
-/** The client's X-Request-Id when it is sane, else a new one. */
+/** The client's X-Request-Id when it is sane (a repeated header arrives joined, which is not), else a new one. */
+export function requestIdFrom(sent: string | undefined): string {
+  return sent !== undefined && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
 function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers["x-request-id"];
-  return typeof sent === "string" && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  return requestIdFrom(typeof sent === "string" ? sent : undefined);
 }
 
 /** The path part of a request target, for log lines (never the query: it may carry anything). */
@@ -42,10 +49,11 @@ export interface AccessLogLine {
   operation: string;
   method: string | undefined;
   path: string | undefined;
-  status: number;
+  /** The status the client received; absent when it received no answer at all. */
+  status?: number;
   ms: number;
-  /** The client went away before the answer was complete. */
-  aborted?: true;
+  /** The answer was not complete, and why. */
+  aborted?: "client went away" | "cut at the shutdown deadline";
   /** Why Node's HTTP parser refused the request (only for those). */
   parserError?: string;
 }
@@ -56,8 +64,55 @@ export type RequestRecorder = (line: AccessLogLine) => void;
 export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecorder {
   return (line) => {
     logger.info(line, "request");
-    metrics.observeRequest(line.operation, line.status, line.ms);
+    metrics.observeRequest(line.operation, line.status ?? "none", line.ms);
   };
+}
+
+/**
+ * The answers under way, as a graceful shutdown needs them: from its start every answer says
+ * `Connection: close`, those already under way included (a client told keep-alive would reuse a
+ * connection that the shutdown then closes under its next request), and the access log can tell a
+ * request cut at the shutdown deadline from one whose client went away.
+ */
+export class AnswersInFlight {
+  readonly #unanswered = new Set<ServerResponse>();
+  #closing = false;
+  #cut = false;
+  #lastKeptAliveAt = Number.NEGATIVE_INFINITY;
+
+  /** True once shutdown has begun. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Shutdown begins: no connection is kept alive past its current answer. */
+  closeConnectionsAfterAnswers(): void {
+    this.#closing = true;
+    for (const res of this.#unanswered) if (!res.headersSent) res.setHeader("Connection", "close");
+  }
+
+  /** Shutdown's deadline: what is still under way is about to be cut. */
+  cutAtDeadline(): void {
+    this.#cut = true;
+  }
+
+  /** Milliseconds since the last answer that left its connection open for the client to reuse. */
+  msSinceLastKeptAlive(): number {
+    return performance.now() - this.#lastKeptAliveAt;
+  }
+
+  begin(res: ServerResponse): void {
+    if (this.#closing) res.setHeader("Connection", "close");
+    this.#unanswered.add(res);
+  }
+
+  /** The exchange is over; how it ended, for its log line. */
+  end(res: ServerResponse): AccessLogLine["aborted"] {
+    this.#unanswered.delete(res);
+    if (!res.writableFinished) return this.#cut ? "cut at the shutdown deadline" : "client went away";
+    if (!this.#closing) this.#lastKeptAliveAt = performance.now();
+    return undefined;
+  }
 }
 
 export function elapsedMs(startedAt: number): number {
@@ -73,7 +128,7 @@ export function beginRequest(
   req: IncomingMessage,
   res: ServerResponse,
   record: RequestRecorder,
-  shuttingDown: boolean,
+  answers: AnswersInFlight,
   cors: CorsPolicy,
 ): void {
   const startedAt = performance.now();
@@ -81,20 +136,21 @@ export function beginRequest(
   req.requestId = requestId;
   req.operationId = "unmatched";
   res.setHeader("X-Request-Id", requestId);
-  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  for (const [name, value] of EVERY_ANSWER_HEADERS) res.setHeader(name, value);
   cors.apply(req, res);
-  // Once shutdown has begun, no connection is kept alive past its current answer.
-  if (shuttingDown) res.setHeader("Connection", "close");
+  answers.begin(res);
   res.once("close", () => {
+    const aborted = answers.end(res);
     const line: AccessLogLine = {
       requestId,
       operation: req.operationId,
       method: req.method,
       path: pathOf(req.url ?? ""),
-      status: res.statusCode,
       ms: elapsedMs(startedAt),
     };
-    if (!res.writableFinished) line.aborted = true;
+    // `statusCode` is only what would be sent: without a head on the wire the client got nothing.
+    if (res.headersSent) line.status = res.statusCode;
+    if (aborted !== undefined) line.aborted = aborted;
     record(line);
   });
 }

@@ -20,6 +20,9 @@ const EXPOSED_HEADERS = [
   "RateLimit-Policy",
   "WWW-Authenticate",
   "ETag",
+  "API-Version",
+  "Deprecation",
+  "Sunset",
 ].join(", ");
 
 /** How long a browser may reuse a preflight's answer (seconds): a changed server is seen within 10 minutes. */
@@ -87,11 +90,4 @@ export function answerPreflight(res: ServerResponse, methods: string): void {
     PREFLIGHT_MAX_AGE_SECONDS,
   ]);
   res.end();
-}
-
-/** The Origin header of a request Node's parser refused, from its raw bytes (undefined if not there). */
-export function originOfRawRequest(rawPacket: Buffer | undefined): string | undefined {
-  if (rawPacket === undefined) return undefined;
-  const match = /\r\norigin:[ \t]*([^\r\n]{1,200}?)[ \t]*\r\n/i.exec(rawPacket.toString("latin1", 0, 16_384));
-  return match?.[1];
 }

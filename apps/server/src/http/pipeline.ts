@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerOptions, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { plantStoreContract, stringifyExactJson } from "@plantstore/contract";
+import { plantStoreContract, stringifyExactJson, type PlantStoreContract } from "@plantstore/contract";
 import { createExpressEndpoints } from "@ts-rest/express";
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { Logger } from "../logger.js";
@@ -9,7 +9,7 @@ import type { Storage } from "../store/storage.js";
 import type { TokenVerifier } from "../tokens/token-verifier.js";
 import { sendError } from "./answer.js";
 import { readBody, unreadBodyIsLarge } from "./body.js";
-import { beginRequest, requestRecorder } from "./context.js";
+import { beginRequest, requestRecorder, type AnswersInFlight } from "./context.js";
 import { answerPreflight, CorsPolicy } from "./cors.js";
 import { answerFault } from "./faults.js";
 import { checkGate } from "./gate.js";
@@ -41,8 +41,10 @@ export interface PipelineDependencies {
   bodyTimeoutMs: number;
   /** Origins whose pages may call the API (PLANTSTORE_CORS_ORIGINS); none: CORS off. */
   corsOrigins: readonly string[];
-  /** True once shutdown has begun: readiness fails and connections are not kept alive. */
-  isShuttingDown: () => boolean;
+  /** The answers under way; shutdown closes their connections after them (readiness fails meanwhile). */
+  answers: AnswersInFlight;
+  /** The contract served: Plant Store's, or a test's variant of it (an operation deprecated). */
+  contract?: PlantStoreContract;
 }
 
 export interface Pipeline {
@@ -60,7 +62,7 @@ export interface Pipeline {
  *
  *   1. context     context.ts        request id, security and CORS headers, one log line and metrics
  *      preflight   cors.ts           an allowed origin's CORS preflight: 204 with the path's methods
- *   2. route       routing.ts        which operation (from the contract): 404, 405
+ *   2. route       routing.ts        which operation (from the contract): 404, 405; a deprecated one's headers
  *   3. gate        gate.ts           bearer token, rate limit, scope, before the body is read: 401 429 403
  *   4. input       query.ts          query parameters: unknown or repeated ones 400
  *                  body.ts           media type, size, deadline, UTF-8, exact JSON: 400 408 413 415
@@ -82,7 +84,8 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
   // The change stream is the one operation ts-rest cannot answer (a stream): it has its own handler.
   const { app: contractApp, serverOptions } = createLeanExpressApp(stringifyExactJson);
-  const { streamPlantChanges: _stream, ...jsonOperations } = plantStoreContract;
+  const contract = deps.contract ?? plantStoreContract;
+  const { streamPlantChanges: _stream, ...jsonOperations } = contract;
   createExpressEndpoints(jsonOperations, plantRoutes(deps.storage, deps.metrics), contractApp, {
     logInitialization: false,
     jsonQuery: false,
@@ -96,7 +99,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   // Requests and responses are born with Express's prototypes (serverOptions), so they are its own.
   const intoExpress: Operation["handle"] = (req, res, fail) => contractApp(req as Request, res as Response, fail);
   const routes = new Routes([
-    ...contractOperations(plantStoreContract, intoExpress, {
+    ...contractOperations(contract, intoExpress, {
       streamPlantChanges: changeStreamHandler(deps.changes, deps.tokens),
     }),
     ...probeRoutes(deps),
@@ -107,7 +110,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   ]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    beginRequest(req, res, record, deps.isShuttingDown(), cors); // 1. context
+    beginRequest(req, res, record, deps.answers, cors); // 1. context
 
     // A preflight for a path no route has goes on to routing's 404; any other OPTIONS to its 405.
     const preflightAllow = cors.isPreflight(req) ? routes.allowAt(req) : undefined;
@@ -116,6 +119,8 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     const operation = routes.match(req); // 2. route
     if (!("handle" in operation)) return sendError(res, operation);
     req.operationId = operation.id;
+    const deprecation = operation.deprecationHeaders; // Deprecation, Sunset, Link: on every answer to it
+    for (let i = 0; i < deprecation.length; i += 2) res.setHeader(deprecation[i]!, deprecation[i + 1]!);
 
     const refusal = await checkGate(req, res, operation, gate); // 3. gate
     if (refusal !== undefined) return sendError(res, refusal, { close: unreadBodyIsLarge(req, deps.bodyLimitBytes) });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isScope, type OperationMetadata, type Scope } from "@plantstore/contract";
+import { deprecationHeaders, isScope, type OperationMetadata, type Scope } from "@plantstore/contract";
 import { isAppRoute, type AppRouter } from "@ts-rest/core";
 import { z } from "zod";
 import { methodNotAllowed, notFound, type ApiError } from "./answer.js";
@@ -16,6 +16,11 @@ export interface Operation {
   readonly scope: Scope | undefined;
   /** Carries a JSON body, read before validation. */
   readonly hasBody: boolean;
+  /**
+   * Headers of every answer to it, as `[name, value, …]`: Deprecation, Sunset and Link when the
+   * contract marks it deprecated (computed once, here); none otherwise.
+   */
+  readonly deprecationHeaders: readonly string[];
   /** The query parameters it takes (from the contract), any other being refused; "any" for public routes. */
   readonly queryNames: ReadonlySet<string> | "any";
   /** Validation → handler → answer. Faults go to `fail` (they become a JSON 500 or 503). */
@@ -24,7 +29,16 @@ export interface Operation {
 
 /** A public GET route (probes, the OpenAPI documents, the docs page): no token, no body, any query. */
 export function publicRoute(id: string, path: string, handle: Operation["handle"]): Operation {
-  return { id, method: "GET", path, scope: undefined, hasBody: false, queryNames: "any", handle };
+  return {
+    id,
+    method: "GET",
+    path,
+    scope: undefined,
+    hasBody: false,
+    deprecationHeaders: [],
+    queryNames: "any",
+    handle,
+  };
 }
 
 /**
@@ -41,7 +55,7 @@ export function contractOperations(
     if (route.method === "PATCH") {
       throw new Error(`${id}: method ${route.method} has no route here`);
     }
-    const { scope } = (route.metadata ?? {}) as Partial<OperationMetadata>;
+    const { scope, deprecated } = (route.metadata ?? {}) as Partial<OperationMetadata>;
     if (scope === undefined || !isScope(scope)) throw new Error(`${id}: the contract must name the scope it needs`);
     const queryNames = new Set(route.query instanceof z.ZodObject ? Object.keys(route.query.shape as object) : []);
     return {
@@ -50,6 +64,7 @@ export function contractOperations(
       path: route.path,
       scope,
       hasBody: "body" in route,
+      deprecationHeaders: deprecated === undefined ? [] : deprecationHeaders(deprecated, id),
       queryNames,
       handle: own[id] ?? handle,
     };

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import type { NewPlant } from "@plantstore/contract";
-import type { CreateDecision, DeleteDecision, StoredPlant, UpdateDecision, VersionCondition } from "./storage.js";
+import type { CreateDecision, DeleteDecision, Preconditions, StoredPlant, UpdateDecision } from "./storage.js";
 
 /** A row of the plants table as both databases return it (an absent tag is NULL). */
 export interface PlantRow {
@@ -34,35 +34,48 @@ export function plantVersion({ name, tag }: Pick<StoredPlant, "name" | "tag">): 
   return hash("sha256", JSON.stringify([name, tag ?? null]), "base64url").slice(0, 22);
 }
 
-/** Whether `ifMatch` (undefined: no condition) holds for the plant as it is. */
-function holds(ifMatch: VersionCondition | undefined, current: StoredPlant): boolean {
-  return ifMatch === undefined || ifMatch === "any" || ifMatch.includes(plantVersion(current));
+/**
+ * Whether `condition` (undefined: none) holds for the plant as it is (undefined: no such plant).
+ * If-Match compares strongly and If-None-Match weakly (RFC 9110 §13.1.1, §13.1.2): the callers
+ * have already dropped the weak tags of an If-Match and the W/ of an If-None-Match.
+ */
+function holds(condition: Preconditions | undefined, current: StoredPlant | undefined): boolean {
+  if (condition === undefined) return true;
+  const version = current === undefined ? undefined : plantVersion(current);
+  const { ifMatch, ifNoneMatch } = condition;
+  const matches = (tags: "any" | readonly string[]) =>
+    version !== undefined && (tags === "any" || tags.includes(version));
+  return (ifMatch === undefined || matches(ifMatch)) && (ifNoneMatch === undefined || !matches(ifNoneMatch));
 }
 
-/** No plant to change: a 404 without a condition, and a failed condition with one (RFC 9110 §13.1.1). */
-const missing = (ifMatch: VersionCondition | undefined) =>
-  ({ kind: ifMatch === undefined ? "not-found" : "precondition-failed" }) as const;
+/**
+ * No plant to change: a 404 when nothing was asked of it, or only that it not be some version (an
+ * If-None-Match holds for a plant that does not exist), and a failed condition when an If-Match
+ * asked for it (RFC 9110 §13.1.1).
+ */
+const missing = (condition: Preconditions | undefined) =>
+  ({ kind: holds(condition, undefined) ? "not-found" : "precondition-failed" }) as const;
 
 /**
  * An edit of `current` (undefined: no such plant) into `next`, with its condition: the one rule
  * both backends apply, in the same atomic step as the write. The condition comes first (RFC 9110
- * §13.2.2): a PUT whose If-Match does not hold is refused even when it would change nothing.
+ * §13.2.2): a PUT whose condition does not hold is refused even when it would change nothing.
  * "updated" is the only decision that writes.
  */
 export function decideUpdate(
   current: StoredPlant | undefined,
   next: StoredPlant,
-  ifMatch: VersionCondition | undefined,
+  condition: Preconditions | undefined,
 ): UpdateDecision {
-  if (current === undefined) return missing(ifMatch);
-  if (!holds(ifMatch, current)) return { kind: "precondition-failed" };
+  if (current === undefined) return missing(condition);
+  if (!holds(condition, current)) return { kind: "precondition-failed" };
   return current.name === next.name && current.tag === next.tag
     ? { kind: "unchanged", plant: next }
     : { kind: "updated", plant: next };
 }
 
 /** A delete of `current` (undefined: no such plant) with its condition; "deleted" is the only decision that writes. */
-export function decideDelete(current: StoredPlant | undefined, ifMatch: VersionCondition | undefined): DeleteDecision {
-  if (current === undefined) return missing(ifMatch);
-  return holds(ifMatch, current) ? { kind: "deleted", plant: current } : { kind: "precondition-failed" };
+export function decideDelete(current: StoredPlant | undefined, condition: Preconditions | undefined): DeleteDecision {
+  if (current === undefined) return missing(condition);
+  return holds(condition, current) ? { kind: "deleted", plant: current } : { kind: "precondition-failed" };
 }

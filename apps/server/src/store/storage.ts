@@ -21,13 +21,24 @@ export type CreateDecision =
  */
 export type VersionCondition = "any" | readonly string[];
 
+/**
+ * The conditions of a change on the plant as it is (RFC 9110 §13.2.2, in this order): `ifMatch`
+ * holds when the plant exists (`any`) or has one of these versions; `ifNoneMatch` holds when the
+ * plant does not exist (`any`) or has none of these versions. Either may be absent; a change is
+ * made only when every one given holds, checked in the same atomic step as the change.
+ */
+export interface Preconditions {
+  ifMatch?: VersionCondition;
+  ifNoneMatch?: VersionCondition;
+}
+
 /** What a delete did, decided by the database like a create. */
 export type DeleteDecision =
   /** The plant was deleted; this is what it was. */
   | { kind: "deleted"; plant: StoredPlant }
   /** No plant had this id (never created, or already deleted), and no condition was given. */
   | { kind: "not-found" }
-  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  /** The condition did not hold (the plant changed, exists, or does not exist); nothing was changed. */
   | { kind: "precondition-failed" };
 
 /** What an edit did, decided in one atomic step with its condition (see decideUpdate). */
@@ -38,7 +49,7 @@ export type UpdateDecision =
   | { kind: "unchanged"; plant: StoredPlant }
   /** No plant has this id, and no condition was given. An edit never creates. */
   | { kind: "not-found" }
-  /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
+  /** The condition did not hold (the plant changed, exists, or does not exist); nothing was changed. */
   | { kind: "precondition-failed" };
 
 /** A page request: at most `limit` plants with an id above `after` (and this `tag`), in id order. */
@@ -52,12 +63,12 @@ export interface PlantRepository {
   /** Creates the plant unless its id exists. Resolves only once the outcome is durable. */
   create(plant: NewPlant): Promise<CreateDecision>;
   /**
-   * Gives the plant with `plant.id` this name and tag (no tag: none), when `ifMatch` holds (or is not
-   * given). Resolves only once the outcome is durable.
+   * Gives the plant with `plant.id` this name and tag (no tag: none), when `condition` holds (or is
+   * not given). Resolves only once the outcome is durable.
    */
-  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision>;
-  /** Deletes the plant with this id, when `ifMatch` holds (or is not given). Resolves only once the outcome is durable. */
-  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision>;
+  update(plant: StoredPlant, condition?: Preconditions): Promise<UpdateDecision>;
+  /** Deletes the plant with this id, when `condition` holds (or is not given). Resolves only once the outcome is durable. */
+  delete(id: bigint, condition?: Preconditions): Promise<DeleteDecision>;
   /** Reads one committed plant. */
   find(id: bigint): Promise<StoredPlant | undefined>;
   /** Committed plants in ascending (signed) id order: keyset pagination, as fast deep as at the start. */
@@ -84,19 +95,26 @@ export interface TokenState {
 export interface TokenChanges {
   /** The table's version these changes bring a reader to: pass it to the next changesSince. */
   version: number;
-  /** True when `tokens` is every active token (a first read): it replaces what the reader holds. */
+  /**
+   * True when a complete read begins here (a first read, or a restored table): `tokens` and the
+   * pages after it (`more`) are every token, and replace what the reader holds once all are read.
+   */
   complete: boolean;
-  /** Every active token (complete), or the tokens added or changed since the version asked about. */
+  /** Tokens added or changed since the version asked about, in the order of their changes. */
   tokens: TokenState[];
+  /** True when this is one page of several: ask again from `version` before the changes are whole. */
+  more: boolean;
 }
 
 /** API tokens, kept only as SHA-256 hashes, each with the scopes it grants. */
 export interface TokenRepository {
   /**
-   * The tokens changed since `version` (every active token when it is undefined, or when the
-   * table is older than it: a restored backup). Reads only the changed rows: every change to the
-   * table takes the next version (a trigger, on both backends), and versions become visible in
-   * order. When nothing changed this is one read of a one-row table, however many tokens exist.
+   * The tokens changed since `version` (every token when it is undefined, or when the table is older
+   * than it: a restored backup), at most TOKEN_PAGE_ROWS of them: a read's cost never grows with the
+   * table. Reads only the changed rows: every change to the table takes the next version (a
+   * trigger, on both backends), and versions become visible in order, so the changes read a page at
+   * a time in version order miss none (a row changed behind the page read moves ahead of it). When
+   * nothing changed this is one read of a one-row table, however many tokens exist.
    */
   changesSince(version?: number): Promise<TokenChanges>;
   add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo>;

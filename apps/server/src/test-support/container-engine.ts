@@ -1,6 +1,6 @@
 // The container test's tools: which engine runs containers here (Docker or Podman), the Node base
 // image to build on, the image build, and the commands the test gives the engine.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,8 +12,8 @@ export const REPOSITORY_ROOT = fileURLToPath(new URL("../../../../", import.meta
 
 /** The base the Dockerfile names by default, and the stand-in built where it cannot be pulled. */
 // Fully qualified: Podman would match a bare "node:…" to any local image whose name ends so.
-export const OFFICIAL_NODE_IMAGE = "docker.io/library/node:24-bookworm-slim";
-export const STAND_IN_NODE_IMAGE = "localhost/plantstore-stand-in/node:24-bookworm-slim";
+export const OFFICIAL_NODE_IMAGE = "docker.io/library/node:26-bookworm-slim";
+export const STAND_IN_NODE_IMAGE = "localhost/plantstore-stand-in/node:26-bookworm-slim";
 const STAND_IN_SCRIPT = join(REPOSITORY_ROOT, "tooling/scripts/stand-in-node-image.sh");
 
 export type EngineName = "docker" | "podman";
@@ -24,10 +24,15 @@ export interface Outcome {
   stderr: string;
 }
 
+/** The engine commands still running (a build, a run): stopped first when the test is interrupted. */
+const running = new Set<ChildProcess>();
+
 /** Runs a program to its end, collecting its output; never rejects for a non-zero exit. */
 export function execute(program: string, args: string[], { input }: { input?: string } = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ["pipe", "pipe", "pipe"] });
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -38,12 +43,96 @@ export function execute(program: string, args: string[], { input }: { input?: st
   });
 }
 
+/**
+ * The label on every container, volume and image the container test makes, valued with its run's id:
+ * what an interrupted run could not remove, the next run finds by it and removes.
+ */
+export const TEST_RUN_LABEL = "org.plantstore.test-run";
+
+/** The engine subcommands that create something, and so get the run's label. */
+const CREATING = new Set(["run", "create", "build"]);
+
 /** The engine's commands, as the test gives them. */
 export class Engine {
-  constructor(readonly name: EngineName) {}
+  /** `runId`: every container, volume and image this engine creates is labelled with it. */
+  constructor(
+    readonly name: EngineName,
+    readonly runId?: string,
+  ) {}
+
+  /** This engine for one test run: what it creates carries TEST_RUN_LABEL=runId. */
+  forRun(runId: string): Engine {
+    return new Engine(this.name, runId);
+  }
 
   run(...args: string[]): Promise<Outcome> {
-    return execute(this.name, args);
+    return execute(this.name, this.labelled(args));
+  }
+
+  private labelled(args: string[]): string[] {
+    if (this.runId === undefined) return args;
+    const label = ["--label", `${TEST_RUN_LABEL}=${this.runId}`];
+    const [command, ...rest] = args;
+    if (command !== undefined && CREATING.has(command)) return [command, ...label, ...rest];
+    if (command === "volume" && rest[0] === "create") return [command, "create", ...label, ...rest.slice(1)];
+    return args;
+  }
+
+  /**
+   * Removes the containers (with their anonymous volumes), named volumes and images labelled with
+   * `runId`, or with any run's id when none is given (safe only while holding the machine lock: no
+   * other run is alive). Synchronous, so that it also works in an exit handler. Returns how many.
+   */
+  sweep(runId?: string): number {
+    const filter = ["--filter", `label=${TEST_RUN_LABEL}${runId === undefined ? "" : `=${runId}`}`];
+    const list = (...args: string[]) =>
+      spawnSync(this.name, [...args, ...filter], { encoding: "utf8" })
+        .stdout?.split("\n")
+        .filter((id) => id !== "") ?? [];
+    let removed = 0;
+    for (const [listing, removal] of [
+      [
+        ["ps", "--all", "--quiet"],
+        ["rm", "--force", "--volumes"],
+      ],
+      [
+        ["volume", "ls", "--quiet"],
+        ["volume", "rm", "--force"],
+      ],
+      [
+        ["images", "--quiet"],
+        ["image", "rm", "--force"],
+      ],
+    ] as const) {
+      const ids = [...new Set(list(...listing))];
+      if (ids.length === 0) continue;
+      spawnSync(this.name, [...removal, ...ids], { stdio: "ignore" });
+      removed += ids.length;
+    }
+    return removed;
+  }
+
+  /**
+   * Until the returned function is called: on Ctrl-C, SIGTERM, SIGHUP or any exit of this process,
+   * stop the engine commands still running and remove what this run made. A SIGKILL leaves it for
+   * the next run's sweep.
+   */
+  removeOnInterruption(runId: string): () => void {
+    const cleanUp = () => {
+      for (const child of running) child.kill("SIGTERM");
+      this.sweep(runId);
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      cleanUp();
+      process.kill(process.pid, signal);
+    };
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+    process.once("exit", cleanUp);
+    for (const signal of signals) process.once(signal, onSignal);
+    return () => {
+      process.off("exit", cleanUp);
+      for (const signal of signals) process.off(signal, onSignal);
+    };
   }
 
   /** Runs a command that must succeed; its stdout, trimmed. */
@@ -96,7 +185,7 @@ export class Engine {
     if (await this.exists(STAND_IN_NODE_IMAGE)) return STAND_IN_NODE_IMAGE;
     console.warn(
       `container test: ${OFFICIAL_NODE_IMAGE} cannot be pulled; building the stand-in ${STAND_IN_NODE_IMAGE} ` +
-        "(debootstrap, Node 24 from the npm registry), reused once built",
+        "(debootstrap, Node 26 from the npm registry), reused once built",
     );
     const built = await execute("bash", [STAND_IN_SCRIPT, this.name, STAND_IN_NODE_IMAGE]);
     if (built.code !== 0) throw new Error(`building the stand-in Node image failed:\n${built.stderr}${built.stdout}`);

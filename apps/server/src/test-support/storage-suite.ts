@@ -8,6 +8,7 @@ import {
   type Storage,
 } from "../store/storage.js";
 import { waitFor } from "./wait-for.js";
+import { TOKEN_PAGE_ROWS } from "../store/token-row.js";
 
 /**
  * One empty store for one test. `open()` may be called several times: every call opens the same
@@ -533,7 +534,10 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
       async function active(storage: Storage): Promise<Array<[number, string[]]>> {
         const { complete, tokens } = await storage.tokens.changesSince();
         expect(complete).toBe(true);
-        return tokens.map((t): [number, string[]] => [t.hash[0]!, t.scopes]).sort((a, b) => a[0] - b[0]);
+        return tokens
+          .filter((t) => t.active)
+          .map((t): [number, string[]] => [t.hash[0]!, t.scopes])
+          .sort((a, b) => a[0] - b[0]);
       }
 
       it("adds, lists and revokes tokens, each with its scopes", async () => {
@@ -568,7 +572,7 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         const first = await storage.tokens.changesSince();
         expect(first.tokens).toHaveLength(300);
         const unchanged = await storage.tokens.changesSince(first.version);
-        expect(unchanged).toEqual({ version: first.version, complete: false, tokens: [] });
+        expect(unchanged).toEqual({ version: first.version, complete: false, tokens: [], more: false });
 
         const [victim] = await storage.tokens.list();
         expect(await storage.tokens.revoke(victim!.id)).toBe(true);
@@ -585,7 +589,40 @@ export function describeStorage(name: string, newStore: () => Promise<TestStore>
         // A reader ahead of the table (a store restored from a backup) reads everything again.
         const behind = await storage.tokens.changesSince(added.version + 1_000);
         expect(behind.complete).toBe(true);
-        expect(behind.tokens).toHaveLength(300);
+        expect(behind.tokens).toHaveLength(301);
+        expect(behind.tokens.filter((t) => t.active)).toHaveLength(300);
+      });
+
+      it(`reads every token a page of ${TOKEN_PAGE_ROWS} at a time, missing no change made between pages`, async () => {
+        const storage = await open();
+        const count = 2 * TOKEN_PAGE_ROWS + 100;
+        const ids: number[] = [];
+        for (let i = 0; i < count; i++)
+          ids.push((await storage.tokens.add(Buffer.alloc(32, i & 255).fill(i >> 8, 0, 1), `t${i}`, [])).id);
+        const held = new Map<string, boolean>();
+        const first = await storage.tokens.changesSince();
+        expect(first).toMatchObject({ complete: true, more: true });
+        expect(first.tokens).toHaveLength(TOKEN_PAGE_ROWS);
+        for (const token of first.tokens) held.set(token.hash.toString("hex"), token.active);
+        // Between pages: a token of the page read is revoked, and one is added.
+        expect(await storage.tokens.revoke(ids[0]!)).toBe(true);
+        await storage.tokens.add(hash(255), "between pages", ["plants:read"]);
+        let { version, more } = first;
+        const pages = [first.tokens.length];
+        while (more) {
+          const page = await storage.tokens.changesSince(version);
+          expect(page.complete).toBe(false);
+          pages.push(page.tokens.length);
+          for (const token of page.tokens) held.set(token.hash.toString("hex"), token.active);
+          ({ version, more } = page);
+        }
+        expect(pages).toEqual([TOKEN_PAGE_ROWS, TOKEN_PAGE_ROWS, 102]);
+        expect(held.size).toBe(count + 1);
+        expect([...held.values()].filter((active) => !active)).toHaveLength(1);
+        expect(held.get(Buffer.alloc(32, 0).toString("hex"))).toBe(false);
+        expect(held.get(hash(255).toString("hex"))).toBe(true);
+        expect(await storage.tokens.changesSince(version)).toMatchObject({ tokens: [], more: false });
+        expect((await storage.tokens.list()).map((token) => token.id)).toEqual([...ids, ids.at(-1)! + 1]);
       });
 
       it("never misses a change while instances add and revoke at once", async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { parseExactJson, stringifyExactJson } from "@plantstore/contract";
+import { parseExactJson, stringifyExactJson, type PlantStoreContract } from "@plantstore/contract";
 import { fileURLToPath } from "node:url";
 import { startServer, type RunningServer } from "../server.js";
 import type { Config } from "../config.js";
@@ -28,9 +28,15 @@ export async function exactJson(response: Response): Promise<unknown> {
   return parseExactJson(await response.text());
 }
 
-/** The real server, in this process, on an ephemeral port. */
-export async function startTestServer(overrides: Partial<Config>): Promise<TestServer> {
-  const running = await startServer({ host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides });
+/** The real server, in this process, on an ephemeral port (serving `options.contract`, when a test has its own). */
+export async function startTestServer(
+  overrides: Partial<Config>,
+  options: { contract?: PlantStoreContract } = {},
+): Promise<TestServer> {
+  const running = await startServer(
+    { host: "127.0.0.1", port: 0, tokens: [TOKEN], logLevel: "silent", ...overrides },
+    options,
+  );
   const server: TestServer = {
     ...running,
     authorization: `Bearer ${TOKEN}`,
@@ -88,7 +94,8 @@ export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?
   let stdout = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    // A deadline for a hung start, not a speed: a Node start on a busy 2-core machine took over 15 s.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       stdout += chunk.toString();
@@ -109,7 +116,7 @@ export async function spawnServer(env: Record<string, string>, main = MAIN, cwd?
 }
 
 /** Waits until the process has printed something matching `pattern`; returns the match. */
-export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+export function waitForOutput(server: ServerProcess, pattern: RegExp, timeoutMs = 120_000): Promise<RegExpExecArray> {
   return waitFor(`output matching ${pattern}`, () => pattern.exec(server.output()) ?? undefined, { timeoutMs }).catch(
     (error: Error) => Promise.reject(new Error(`${error.message}; the output was:\n${server.output()}`)),
   );

@@ -6,7 +6,7 @@
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  { timeoutMs = 30_000, intervalMs = 20 }: { timeoutMs?: number; intervalMs?: number } = {},
+  { timeoutMs = 120_000, intervalMs = 20 }: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -29,7 +29,8 @@ function credential(key: string, scopes: readonly Scope[]): Credential {
  * PLANTSTORE_TOKENS plus the database's active tokens, held in memory by SHA-256 digest and
  * refreshed every second (so a token revoked with `tokens revoke` stops working within a second).
  * A refresh reads only the tokens changed since the last one (TokenRepository.changesSince): its
- * cost does not grow with the number of tokens.
+ * cost does not grow with the number of tokens. The first load reads every token, a page per read
+ * (so does a refresh that finds many changes), and replaces the set only once it has them all.
  *
  * Lookup is by digest in a map. Its timing depends only on the digest of what the client sent, and
  * telling anything about a valid token from it would take a SHA-256 preimage: the digest, not the
@@ -37,7 +38,7 @@ function credential(key: string, scopes: readonly Scope[]): Credential {
  */
 export class TokenVerifier {
   private readonly configured: ReadonlyMap<string, Credential>;
-  private readonly stored = new Map<string, Credential>();
+  private stored = new Map<string, Credential>();
   /** The token table's version the stored map reflects; undefined until the first read. */
   private version: number | undefined;
   private lastRefresh = 0;
@@ -91,18 +92,7 @@ export class TokenVerifier {
   }
 
   private refresh(): Promise<void> {
-    this.refreshing ??= this.repository
-      .changesSince(this.version)
-      .then(({ version, complete, tokens }) => {
-        if (complete) this.stored.clear();
-        for (const { hash, scopes, active } of tokens) {
-          if (hash.length !== 32) continue;
-          const key = hash.toString("base64");
-          if (active) this.stored.set(key, credential(key, scopes));
-          else this.stored.delete(key);
-        }
-        this.version = version;
-      })
+    this.refreshing ??= this.catchUp()
       .catch((error: unknown) => {
         // Keep the last known set: a database hiccup must not lock every client out.
         this.logger.warn({ err: error }, "could not refresh API tokens");
@@ -112,5 +102,28 @@ export class TokenVerifier {
         this.refreshing = undefined;
       });
     return this.refreshing;
+  }
+
+  /** Reads the changes a page at a time until none are left; a complete read is swapped in whole. */
+  private async catchUp(): Promise<void> {
+    let version = this.version;
+    let loading: Map<string, Credential> | undefined;
+    for (;;) {
+      const changes = await this.repository.changesSince(version);
+      if (changes.complete) loading = new Map();
+      const into = loading ?? this.stored;
+      for (const { hash, scopes, active } of changes.tokens) {
+        if (hash.length !== 32) continue;
+        const key = hash.toString("base64");
+        if (active) into.set(key, credential(key, scopes));
+        else into.delete(key);
+      }
+      version = changes.version;
+      // Pages of changes already applied to the live set stand: each row is its latest state.
+      if (loading === undefined) this.version = version;
+      if (!changes.more) break;
+    }
+    if (loading !== undefined) this.stored = loading;
+    this.version = version;
   }
 }

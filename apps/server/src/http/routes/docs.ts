@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ErrorCode } from "@plantstore/contract";
-import { ApiError, sendError } from "../answer.js";
 import { sendDocument } from "./page.js";
 import { publicRoute, type Operation } from "../routing.js";
+import { staticFilesRoute } from "./static-files.js";
 
 /**
  * `GET /docs`: an interactive reference of the served OpenAPI 3.1 document (Swagger UI), public like
@@ -61,31 +60,18 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const NO_SUCH_ASSET = (path: string) => new ApiError(ErrorCode.NOT_FOUND, `no such resource: GET ${path}`);
-
-/** Files are read when first asked for, then kept: the page costs no memory until someone opens it. */
-const cache = new Map<string, Buffer>();
-function asset(name: string): Buffer {
-  let body = cache.get(name);
-  if (body === undefined) {
-    body = readFileSync(join(swaggerUiDirectory, name));
-    cache.set(name, body);
-  }
-  return body;
-}
-
 export function docsRoutes(): Operation[] {
   return [
     publicRoute("docs", "/docs", (_req, res) => sendDocument(res, "text/html; charset=utf-8", PAGE)),
     publicRoute("docs-start", "/docs/start.js", (_req, res) =>
       sendDocument(res, "text/javascript; charset=utf-8", START_SCRIPT),
     ),
-    publicRoute("docs-asset", `/docs/assets/:version/:file`, (req, res) => {
-      const path = (req.url ?? "").split("?")[0] ?? "";
-      const name = path.startsWith(ASSET_PREFIX) ? path.slice(ASSET_PREFIX.length) : "";
-      const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
-      if (type === undefined) return sendError(res, NO_SUCH_ASSET(path));
-      sendDocument(res, type, asset(name), "public, max-age=31536000, immutable");
+    staticFilesRoute({
+      id: "docs-asset",
+      prefix: ASSET_PREFIX,
+      pattern: "/docs/assets/:version/:file",
+      directory: swaggerUiDirectory,
+      typeOf: (name) => (Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined),
     }),
   ];
 }

@@ -13,6 +13,7 @@ export function metricsRoute(metrics: Metrics): Operation {
     path: "/metrics",
     scope: "metrics:read",
     hasBody: false,
+    deprecationHeaders: [],
     queryNames: new Set(),
     handle: (_req, res, fail) => {
       metrics

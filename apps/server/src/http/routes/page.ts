@@ -25,11 +25,13 @@ export function sendDocument(
   type: string,
   body: string | Buffer,
   cacheControl = "no-cache",
+  own: readonly string[] = [],
 ): void {
   send(
     res,
     200,
     [
+      ...own,
       "Content-Type",
       type,
       "Content-Length",

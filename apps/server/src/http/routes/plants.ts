@@ -15,7 +15,7 @@ import { getPlant } from "../../plants/get-plant.js";
 import { listPlants } from "../../plants/list-plants.js";
 import { updatePlant } from "../../plants/update-plant.js";
 import type { Metrics } from "../../metrics.js";
-import type { Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
+import type { Preconditions, Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
 
 /** The operations ts-rest answers: every one but the change stream (routes/changes.ts). */
 type JsonOperations = Omit<typeof plantStoreContract, "streamPlantChanges">;
@@ -37,7 +37,7 @@ const preconditionFailed = (id: bigint) => ({
   status: 412 as const,
   body: {
     error: ErrorCode.PRECONDITION_FAILED,
-    message: `plant ${id} has changed since it was read, or no longer exists: its ETag is not one If-Match names; nothing was changed`,
+    message: `plant ${id} is not as If-Match or If-None-Match requires (changed since it was read, or gone); nothing was changed`,
   },
 });
 
@@ -54,6 +54,17 @@ function ifMatchCondition(tags: EntityTags | undefined): VersionCondition | unde
 function ifNoneMatchCondition(tags: EntityTags | undefined): VersionCondition | undefined {
   if (tags === undefined || tags === "*") return tags === undefined ? undefined : "any";
   return tags.map((tag) => tag.opaque);
+}
+
+/** The conditions of a PUT or DELETE (If-Match, If-None-Match); undefined when it has none. */
+function changeConditions(headers: {
+  "if-match"?: EntityTags | undefined;
+  "if-none-match"?: EntityTags | undefined;
+}): Preconditions | undefined {
+  const ifMatch = ifMatchCondition(headers["if-match"]);
+  const ifNoneMatch = ifNoneMatchCondition(headers["if-none-match"]);
+  if (ifMatch === undefined && ifNoneMatch === undefined) return undefined;
+  return { ...(ifMatch !== undefined && { ifMatch }), ...(ifNoneMatch !== undefined && { ifNoneMatch }) };
 }
 
 /** RFC 8288 link to the next page: a reference relative to the server, with the same limit and tag. */
@@ -90,13 +101,14 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
     listPlants: async ({ query, res }) => {
       const limit = query.limit ?? LIST_LIMIT_DEFAULT;
       const page = await listPlants(storage.plants, { limit, after: query.after, tag: query.tag });
-      if (page.nextAfter !== undefined) res.setHeader("Link", nextPageLink(limit, page.nextAfter, query.tag));
+      // Appended: a deprecated operation's answers already carry a Link (rel="deprecation").
+      if (page.nextAfter !== undefined) res.appendHeader("Link", nextPageLink(limit, page.nextAfter, query.tag));
       return { status: 200, body: page.plants };
     },
 
     updatePlant: async ({ params, headers, body, res }) => {
       const plant = body.tag === undefined ? { id: params.id, name: body.name } : { id: params.id, ...body };
-      const outcome = await updatePlant(storage.plants, plant, ifMatchCondition(headers["if-match"]));
+      const outcome = await updatePlant(storage.plants, plant, changeConditions(headers));
       switch (outcome.kind) {
         case "updated":
         case "unchanged":
@@ -112,7 +124,7 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
     },
 
     deletePlant: async ({ params, headers }) => {
-      const outcome = await deletePlant(storage.plants, params.id, ifMatchCondition(headers["if-match"]));
+      const outcome = await deletePlant(storage.plants, params.id, changeConditions(headers));
       switch (outcome.kind) {
         case "deleted":
           metrics.countOutcome("deleted");

@@ -5,6 +5,7 @@ import { ErrorCode } from "@plantstore/contract";
 import { ApiError, sendError } from "../answer.js";
 import { publicRoute, type Operation } from "../routing.js";
 import { sendDocument } from "./page.js";
+import { staticFilesRoute } from "./static-files.js";
 
 /**
  * The web app (apps/web) at `GET /`: its index.html, and its built files under `/web/assets/`,
@@ -32,38 +33,28 @@ const NOT_BUILT = new ApiError(
   ErrorCode.NOT_FOUND,
   "the web app is not built: run `npm start`, or `pnpm --filter @plantstore/web build`",
 );
-const NO_SUCH_ASSET = (path: string) => new ApiError(ErrorCode.NOT_FOUND, `no such resource: GET ${path}`);
-
-/** Files are read when first asked for, then kept (a build's names carry their content's hash). */
-const cache = new Map<string, Buffer>();
-function builtFile(relativePath: string): Buffer | undefined {
-  let body = cache.get(relativePath);
-  if (body === undefined) {
-    try {
-      body = readFileSync(join(WEB_DIST, relativePath));
-    } catch {
-      return undefined;
-    }
-    // index.html names the current build's files: it is read again each time (a rebuild is seen).
-    if (relativePath !== "index.html") cache.set(relativePath, body);
+/** index.html names the current build's files: it is read again each time (a rebuild is seen). */
+function indexPage(): Buffer | undefined {
+  try {
+    return readFileSync(join(WEB_DIST, "index.html"));
+  } catch {
+    return undefined;
   }
-  return body;
 }
 
 export function webRoutes(): Operation[] {
   return [
     publicRoute("web", "/", (_req, res) => {
-      const page = builtFile("index.html");
+      const page = indexPage();
       if (page === undefined) return sendError(res, NOT_BUILT);
       sendDocument(res, "text/html; charset=utf-8", page);
     }),
-    publicRoute("web-asset", `${ASSET_PREFIX}:file`, (req, res) => {
-      const path = (req.url ?? "").split("?")[0] ?? "";
-      const name = path.startsWith(ASSET_PREFIX) ? path.slice(ASSET_PREFIX.length) : "";
-      const type = ASSET_NAME.test(name) ? TYPES[extname(name)] : undefined;
-      const body = type === undefined ? undefined : builtFile(join("assets", name));
-      if (type === undefined || body === undefined) return sendError(res, NO_SUCH_ASSET(path));
-      sendDocument(res, type, body, "public, max-age=31536000, immutable");
+    staticFilesRoute({
+      id: "web-asset",
+      prefix: ASSET_PREFIX,
+      pattern: `${ASSET_PREFIX}:file`,
+      directory: join(WEB_DIST, "assets"),
+      typeOf: (name) => (ASSET_NAME.test(name) ? TYPES[extname(name)] : undefined),
     }),
   ];
 }

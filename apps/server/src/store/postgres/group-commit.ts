@@ -7,7 +7,7 @@ import type {
   DeleteDecision,
   StoredPlant,
   UpdateDecision,
-  VersionCondition,
+  Preconditions,
 } from "../storage.js";
 import { newEventId } from "../webhook-rows.js";
 import type { PostgresDatabase } from "./database.js";
@@ -24,14 +24,14 @@ interface CreateWrite {
 interface UpdateWrite {
   kind: "update";
   plant: StoredPlant;
-  ifMatch: VersionCondition | undefined;
+  condition: Preconditions | undefined;
   resolve: (decision: UpdateDecision) => void;
   reject: (error: unknown) => void;
 }
 interface DeleteWrite {
   kind: "delete";
   id: bigint;
-  ifMatch: VersionCondition | undefined;
+  condition: Preconditions | undefined;
   resolve: (decision: DeleteDecision) => void;
   reject: (error: unknown) => void;
 }
@@ -49,9 +49,9 @@ type Batch =
   | { kind: "change"; writes: ChangeWrite[] };
 
 const isPlainDelete = (write: PendingWrite): write is DeleteWrite =>
-  write.kind === "delete" && write.ifMatch === undefined;
+  write.kind === "delete" && write.condition === undefined;
 const isChange = (write: PendingWrite): write is ChangeWrite =>
-  write.kind === "update" || (write.kind === "delete" && write.ifMatch !== undefined);
+  write.kind === "update" || (write.kind === "delete" && write.condition !== undefined);
 
 /** Takes the longest run of writes of one batch kind at the head of the queue (at least one), up to MAX_BATCH. */
 function takeBatch(queue: PendingWrite[]): Batch {
@@ -224,12 +224,12 @@ export class GroupCommit {
     return this.enqueue<CreateDecision>((resolve, reject) => ({ kind: "create", plant, resolve, reject }));
   }
 
-  update(plant: StoredPlant, ifMatch: VersionCondition | undefined): Promise<UpdateDecision> {
-    return this.enqueue<UpdateDecision>((resolve, reject) => ({ kind: "update", plant, ifMatch, resolve, reject }));
+  update(plant: StoredPlant, condition: Preconditions | undefined): Promise<UpdateDecision> {
+    return this.enqueue<UpdateDecision>((resolve, reject) => ({ kind: "update", plant, condition, resolve, reject }));
   }
 
-  delete(id: bigint, ifMatch: VersionCondition | undefined): Promise<DeleteDecision> {
-    return this.enqueue<DeleteDecision>((resolve, reject) => ({ kind: "delete", id, ifMatch, resolve, reject }));
+  delete(id: bigint, condition: Preconditions | undefined): Promise<DeleteDecision> {
+    return this.enqueue<DeleteDecision>((resolve, reject) => ({ kind: "delete", id, condition, resolve, reject }));
   }
 
   /** Queues a write for the next free batch slot; close() waits for it (admit). */
@@ -441,7 +441,7 @@ async function changeAll(
     const id = idOf(write);
     switch (write.kind) {
       case "update": {
-        const decision = decideUpdate(plants.get(id), write.plant, write.ifMatch);
+        const decision = decideUpdate(plants.get(id), write.plant, write.condition);
         if (decision.kind === "updated") {
           plants.set(id, decision.plant);
           changed.add(id);
@@ -450,7 +450,7 @@ async function changeAll(
         return () => write.resolve(decision);
       }
       case "delete": {
-        const decision = decideDelete(plants.get(id), write.ifMatch);
+        const decision = decideDelete(plants.get(id), write.condition);
         if (decision.kind === "deleted") {
           plants.delete(id);
           changed.add(id);

@@ -9,7 +9,7 @@ import type {
   StorageOptions,
   StoredPlant,
   UpdateDecision,
-  VersionCondition,
+  Preconditions,
 } from "../storage.js";
 import type { PostgresDatabase } from "./database.js";
 import { GroupCommit } from "./group-commit.js";
@@ -60,18 +60,18 @@ export class PostgresPlantRepository implements PlantRepository {
     return this.groupCommit.create(plant);
   }
 
-  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision> {
+  update(plant: StoredPlant, condition?: Preconditions): Promise<UpdateDecision> {
     try {
       assertStorableText("name", plant.name);
       assertStorableText("tag", plant.tag);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.groupCommit.update(plant, ifMatch);
+    return this.groupCommit.update(plant, condition);
   }
 
-  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision> {
-    return this.groupCommit.delete(id, ifMatch);
+  delete(id: bigint, condition?: Preconditions): Promise<DeleteDecision> {
+    return this.groupCommit.delete(id, condition);
   }
 
   find(id: bigint): Promise<StoredPlant | undefined> {

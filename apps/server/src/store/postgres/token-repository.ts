@@ -1,6 +1,6 @@
 import type { Scope } from "@plantstore/contract";
 import type { TokenChanges, TokenInfo, TokenRepository } from "../storage.js";
-import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
+import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn, TOKEN_PAGE_ROWS, tokenPageEnd } from "../token-row.js";
 import type { PostgresDatabase } from "./database.js";
 
 interface TokenRow {
@@ -42,19 +42,26 @@ export class PostgresTokenRepository implements TokenRepository {
       // again next time (harmless); never miss one before it, as versions become visible in order.
       const state = await pool.query<{ version: string }>("SELECT version FROM api_token_state");
       const version = Number(state.rows[0]?.version ?? 0);
-      if (since === version) return { version, complete: false, tokens: [] };
+      if (since === version) return { version, complete: false, tokens: [], more: false };
+      // A page in version order (every version is at least 1): see TokenRepository.changesSince.
       const complete = since === undefined || version < since;
-      const rows = complete
-        ? await pool.query<ChangedRow>(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL`)
-        : await pool.query<ChangedRow>(`SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE changed > $1`, [since]);
-      let reached = version;
-      for (const row of rows.rows) reached = Math.max(reached, Number(row.changed));
+      const rows = await pool.query<ChangedRow>(
+        `SELECT ${CHANGED_COLUMNS} FROM api_tokens WHERE changed > $1 ORDER BY changed LIMIT $2`,
+        [complete ? 0 : since, TOKEN_PAGE_ROWS],
+      );
       const tokens = rows.rows.map((row) => ({
         hash: row.hash,
         scopes: scopesFromColumn(row.scopes),
         active: row.active,
       }));
-      return { version: reached, complete, tokens };
+      return {
+        ...tokenPageEnd(
+          version,
+          rows.rows.map((row) => Number(row.changed)),
+        ),
+        complete,
+        tokens,
+      };
     });
   }
 
@@ -109,10 +116,18 @@ export class PostgresTokenRepository implements TokenRepository {
     });
   }
 
+  /** A page at a time: each query stays short, however many tokens there are. */
   list(): Promise<TokenInfo[]> {
     return this.db.run("list tokens", async (pool) => {
-      const result = await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY id`);
-      return result.rows.map(toTokenInfo);
+      const listed: TokenInfo[] = [];
+      for (;;) {
+        const page = await pool.query<TokenRow>(
+          `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id > $1 ORDER BY id LIMIT $2`,
+          [listed.at(-1)?.id ?? 0, TOKEN_PAGE_ROWS],
+        );
+        listed.push(...page.rows.map(toTokenInfo));
+        if (page.rows.length < TOKEN_PAGE_ROWS) return listed;
+      }
     });
   }
 }

@@ -6,13 +6,18 @@ import { describeDatabaseError } from "./errors.js";
 export type Queryable = Pick<pg.PoolClient, "query">;
 
 /**
- * Every write transaction starts here, in one round trip. synchronous_commit=on is set for this
- * transaction only (SET LOCAL), whatever the server, role or connection string says: its COMMIT
- * returns only once the WAL is flushed (and, with synchronous standbys configured, once they have
- * it), so a 200 is never sent for a change a crash could lose. A session-level SET would not
- * survive PgBouncer's transaction pooling, which hands each transaction to any server connection.
+ * Every write transaction starts here, in one round trip, with what it relies on stated, whatever
+ * the server, role, database or connection string sets as defaults (a session-level SET would not
+ * survive PgBouncer's transaction pooling, which hands each transaction to any server connection):
+ * - READ COMMITTED: a write that must decide on a row (an edit, a conditional delete) locks it
+ *   (FOR UPDATE) and, having waited for another transaction's lock, decides on the row as that one
+ *   committed it: one winner, the others 412. Under REPEATABLE READ or SERIALIZABLE the waiter fails
+ *   with a serialization failure instead (a 503 for what is a plain 412), and creates' ON CONFLICT
+ *   likewise; nothing here needs a snapshot older than each statement.
+ * - synchronous_commit=on: COMMIT returns only once the WAL is flushed (and, with synchronous
+ *   standbys configured, once they have it), so a 200 is never sent for a change a crash could lose.
  */
-const BEGIN_DURABLE = "BEGIN; SET LOCAL synchronous_commit TO on";
+const BEGIN_DURABLE = "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL synchronous_commit TO on";
 
 /**
  * Runs `work` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when

@@ -60,6 +60,17 @@ const CLAIM_SQL = `
 const MINE = "id = $1 AND lease_owner = $2 AND state = 'pending'";
 
 /** Webhooks on PostgreSQL: the same tables and rules as on SQLite; times from the database's clock. */
+/**
+ * A prune step: delivered deliveries of events old enough, oldest first, `limit` of them; rows
+ * another instance is pruning are skipped. A range of webhook_deliveries_delivered_created, as long
+ * as what it deletes however many deliveries are kept; the ids then go as an array, looked up by the
+ * primary key (with `id IN (…)` the planner may hash-join a batch against a sequential scan of every
+ * delivery: 1.4 s for 10,000 at 1 M kept). The statement a test checks the plan of.
+ */
+export const PRUNE_SQL = `DELETE FROM webhook_deliveries WHERE id = ANY (ARRAY (
+  SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < $1
+  ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))`;
+
 export class PostgresWebhookRepository implements Storage.WebhookRepository {
   constructor(private readonly db: PostgresDatabase) {}
 
@@ -154,14 +165,7 @@ export class PostgresWebhookRepository implements Storage.WebhookRepository {
 
   prune(before: number, limit: number): Promise<number> {
     return this.db.write("prune webhook deliveries", async (client) => {
-      // Delivered deliveries of events old enough, oldest first: ids follow creation closely enough
-      // for pruning (concurrent batches interleave). Rows another instance is pruning are skipped.
-      const result = await client.query(
-        `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < $1
-           ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [before, limit],
-      );
+      const result = await client.query(PRUNE_SQL, [before, limit]);
       return result.rowCount ?? 0;
     });
   }

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { decideDelete, decideUpdate, plantFromRow } from "../plant-row.js";
 import type { WebhookEventType } from "@plantstore/contract";
-import type { StoredPlant, UpdateDecision, VersionCondition } from "../storage.js";
+import type { Preconditions, StoredPlant, UpdateDecision } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 import { ChangeWrites } from "./change-writes.js";
 import { EventNotWritten, WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
@@ -19,10 +19,9 @@ export interface PlantFields {
  */
 export type WriteOp =
   | { kind: "create"; id: bigint; name: string; tag: string | null }
-  | { kind: "update"; id: bigint; name: string; tag: string | null; ifMatch?: VersionCondition }
-  | { kind: "delete"; id: bigint; ifMatch?: VersionCondition }
+  | { kind: "update"; id: bigint; name: string; tag: string | null; condition?: Preconditions }
+  | { kind: "delete"; id: bigint; condition?: Preconditions }
   | { kind: "webhook"; write: WebhookWrite }
-  /** The change log's retention: up to `limit` of the oldest changes committed before `before` (epoch ms). */
   | { kind: "prune-changes"; before: number; limit: number };
 
 /** What one write did, tagged with the kind of the write it answers; or how it failed, whatever its kind. */
@@ -209,10 +208,10 @@ export class BatchTransaction {
    * An edit: the row is read and decided on (condition, then whether anything changes) and written
    * in the same transaction, which this thread alone writes: no other write comes in between.
    */
-  private update({ id, name, tag, ifMatch }: Extract<WriteOp, { kind: "update" }>, now: number): Written {
+  private update({ id, name, tag, condition }: Extract<WriteOp, { kind: "update" }>, now: number): Written {
     const row = this.select.get(id);
     const current = row === undefined ? undefined : plantFromRow({ id, ...row });
-    const decision = decideUpdate(current, plantFromRow({ id, name, tag }), ifMatch);
+    const decision = decideUpdate(current, plantFromRow({ id, name, tag }), condition);
     if (decision.kind !== "updated") return { result: { kind: "update", decision: decision.kind }, events: 0 };
     this.change.run(name, tag, id);
     const events = this.record("plant.updated", decision.plant, now);
@@ -220,10 +219,10 @@ export class BatchTransaction {
   }
 
   /** A delete: one statement, unless a condition must be checked on the row first (in the same transaction). */
-  private delete({ id, ifMatch }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
-    if (ifMatch !== undefined) {
+  private delete({ id, condition }: Extract<WriteOp, { kind: "delete" }>, now: number): Written {
+    if (condition !== undefined) {
       const row = this.select.get(id);
-      const decision = decideDelete(row === undefined ? undefined : plantFromRow({ id, ...row }), ifMatch);
+      const decision = decideDelete(row === undefined ? undefined : plantFromRow({ id, ...row }), condition);
       if (decision.kind !== "deleted") {
         return { result: { kind: "delete", removed: null, refused: decision.kind }, events: 0 };
       }
@@ -255,8 +254,8 @@ function failed(error: unknown): WriteResult {
 
 type EncodedOp =
   | { kind: "create"; id: string; name: string; tag: string | null }
-  | { kind: "update"; id: string; name: string; tag: string | null; ifMatch?: VersionCondition }
-  | { kind: "delete"; id: string; ifMatch?: VersionCondition }
+  | { kind: "update"; id: string; name: string; tag: string | null; condition?: Preconditions }
+  | { kind: "delete"; id: string; condition?: Preconditions }
   | { kind: "webhook"; write: WebhookWrite }
   | { kind: "prune-changes"; before: number; limit: number };
 

@@ -10,7 +10,7 @@ import {
   type DeleteDecision,
   type StoredPlant,
   type UpdateDecision,
-  type VersionCondition,
+  type Preconditions,
 } from "../storage.js";
 import {
   BatchTransaction,
@@ -81,13 +81,13 @@ export class GroupCommit {
     return this.enqueue(op, (result) => createDecision(plant, result));
   }
 
-  update(plant: StoredPlant, ifMatch: VersionCondition | undefined): Promise<UpdateDecision> {
-    const op = { kind: "update", id: plant.id, name: plant.name, tag: plant.tag ?? null, ifMatch } as const;
+  update(plant: StoredPlant, condition: Preconditions | undefined): Promise<UpdateDecision> {
+    const op = { kind: "update", id: plant.id, name: plant.name, tag: plant.tag ?? null, condition } as const;
     return this.enqueue(op, (result) => updateDecision(plant, result));
   }
 
-  delete(id: bigint, ifMatch: VersionCondition | undefined): Promise<DeleteDecision> {
-    return this.enqueue({ kind: "delete", id, ifMatch } as const, (result) => deleteDecision(id, result));
+  delete(id: bigint, condition: Preconditions | undefined): Promise<DeleteDecision> {
+    return this.enqueue({ kind: "delete", id, condition } as const, (result) => deleteDecision(id, result));
   }
 
   /**

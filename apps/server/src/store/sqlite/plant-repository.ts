@@ -7,7 +7,7 @@ import type {
   PlantRepository,
   StoredPlant,
   UpdateDecision,
-  VersionCondition,
+  Preconditions,
 } from "../storage.js";
 import type { GroupCommit } from "./group-commit.js";
 import { unpackPage } from "./plant-pages.js";
@@ -28,12 +28,12 @@ export class SqlitePlantRepository implements PlantRepository {
     return this.groupCommit.create(plant);
   }
 
-  update(plant: StoredPlant, ifMatch?: VersionCondition): Promise<UpdateDecision> {
-    return this.groupCommit.update(plant, ifMatch);
+  update(plant: StoredPlant, condition?: Preconditions): Promise<UpdateDecision> {
+    return this.groupCommit.update(plant, condition);
   }
 
-  delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision> {
-    return this.groupCommit.delete(id, ifMatch);
+  delete(id: bigint, condition?: Preconditions): Promise<DeleteDecision> {
+    return this.groupCommit.delete(id, condition);
   }
 
   async find(id: bigint): Promise<StoredPlant | undefined> {

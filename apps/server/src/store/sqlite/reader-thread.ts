@@ -2,8 +2,13 @@
  * The reader thread: owns the connection every read of the server goes through, so that a read
  * which meets a lock held by another process waits here, never on the event loop's thread (SQLite
  * waits for the WAL's read locks in its own retry loop, up to ~10 s whatever busy_timeout says).
- * Answers each read in order; counts the reads it begins and ends in shared memory, which is how
- * the event loop tells a thread stuck in SQLite from one that is merely busy (reader.ts).
+ * Answers each read in order, each in its own read transaction (one snapshot).
+ *
+ * A lock held by another process can make a read wait only while its transaction begins (taking a
+ * WAL read lock, or opening the file); once it holds its snapshot, a read reads pages and waits for
+ * no one, however long it runs. So the thread counts, in shared memory, only those beginnings —
+ * begun, ended — which is how the event loop tells a thread waiting for a lock from one that is
+ * reading (reader.ts): a long healthy read is never taken for a lock.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openConnection } from "./connection.js";
@@ -16,8 +21,8 @@ const port = parentPort!;
 const { path, progress: progressBuffer } = workerData as ReaderThreadData;
 const progress = new Int32Array(progressBuffer);
 
-/** Runs `work` as one read for the watchdog: begun before, ended after, whatever it throws. */
-function counted<T>(work: () => T): T {
+/** Runs `work` as one wait the watchdog may see: begun before, ended after, whatever it throws. */
+function watched<T>(work: () => T): T {
   Atomics.add(progress, 0, 1);
   try {
     return work();
@@ -26,9 +31,11 @@ function counted<T>(work: () => T): T {
   }
 }
 
-// Opening reads the file too (the WAL's header), so it counts as a read.
-const db = counted(() => openConnection(path));
+// Opening reads the file too (the WAL's header), so it is watched.
+const db = watched(() => openConnection(path));
 const reads = new SqliteReads(db);
+const begin = db.prepare("BEGIN");
+const end = db.prepare("COMMIT");
 
 port.on("message", (message: ReaderRequest) => {
   if ("close" in message) {
@@ -41,7 +48,16 @@ port.on("message", (message: ReaderRequest) => {
   const { id, name, args } = message;
   try {
     const read = reads[name] as (...values: unknown[]) => unknown;
-    const value = counted(() => read.apply(reads, args));
+    begin.run();
+    let value: unknown;
+    try {
+      // The snapshot is taken here (a read of the file): the one step that can wait for a lock.
+      watched(() => reads.readable());
+      value = read.apply(reads, args);
+    } finally {
+      // A failed read may have ended its transaction already (SQLite rolls back on some errors).
+      if (db.inTransaction) end.run();
+    }
     port.postMessage({ id, value } satisfies ReaderReply);
   } catch (error) {
     const mapped = mapSqliteError(error);

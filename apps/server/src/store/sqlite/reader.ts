@@ -24,7 +24,7 @@ export type ReaderReply =
   { id: number; value: unknown } | { id: number; error: { message: string; unavailable: boolean } } | { closed: true };
 export interface ReaderThreadData {
   path: string;
-  /** Two Int32 counters the thread keeps: reads begun, reads ended. */
+  /** Two Int32 counters the thread keeps: read transactions whose beginning it began, and ended (reader-thread.ts). */
   progress: SharedArrayBuffer;
 }
 
@@ -50,9 +50,10 @@ export class InlineReader implements Reader {
 }
 
 /**
- * How often the watchdog looks at the reader thread. A read still in progress at two looks in a
- * row has waited at least this long inside SQLite: the file is locked by another process. A read
- * takes microseconds, so this is far from any honest read, and it is how long the first request
+ * How often the watchdog looks at the reader thread. A read transaction still beginning at two looks
+ * in a row has waited at least this long for a lock: the file is locked by another process. Only
+ * the beginning is watched (taking the WAL read lock: microseconds when nothing holds it), never
+ * the reading after it, so a long healthy read is never refused. It is how long the first request
  * that meets a lock waits before its 503 (between one and two ticks).
  */
 const WATCHDOG_MS = 500;
@@ -66,18 +67,19 @@ interface Waiting {
 
 /**
  * Reads on the reader thread (reader-thread.ts), so that the event loop never waits for SQLite.
- * When the file is locked by another process, a read may wait there for seconds; the watchdog sees
- * it, and from then on reads are refused at once with 503 STORAGE_UNAVAILABLE and `refusing` makes
+ * When the file is locked by another process, a read may wait there for seconds while its
+ * transaction begins; the watchdog sees it (and only that: a read that holds its snapshot is
+ * reading, however long it takes), and from then on reads are refused at once with 503 STORAGE_UNAVAILABLE and `refusing` makes
  * /readyz say not ready, while a probe read waits on the thread; its first success ends the refusal.
  * A read that fails with "cannot serve now" (busy, I/O, …) starts the same refusal.
  */
 export class ThreadReader implements Reader {
   private worker: Worker | undefined;
-  /** The running thread's counters (reader-thread.ts): reads begun, reads ended. A new thread, new counters. */
+  /** The running thread's counters (reader-thread.ts): beginnings begun, ended. A new thread, new counters. */
   private progress = newProgress();
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
-  /** Reads begun at the last look, while one was in progress; -1 when none was. */
+  /** Beginnings begun at the last look, while one was in progress; -1 when none was. */
   private begunAtLastLook = -1;
   private readonly watchdog: NodeJS.Timeout;
   private refusal: { probe: () => void } | undefined;
@@ -133,7 +135,7 @@ export class ThreadReader implements Reader {
   }
 
   private start(): Worker {
-    // A thread that died inside a read left its counters unequal for good: never reuse them.
+    // A thread that died while beginning a read left its counters unequal for good: never reuse them.
     this.progress = newProgress();
     this.begunAtLastLook = -1;
     const worker = new Worker(threadUrl("reader-thread", import.meta.url), {
@@ -165,19 +167,19 @@ export class ThreadReader implements Reader {
     return worker;
   }
 
-  /** True while the thread is inside a read. */
-  private inRead(): boolean {
+  /** True while the thread is beginning a read transaction (the one step a lock can hold up). */
+  private beginning(): boolean {
     return Atomics.load(this.progress, 0) !== Atomics.load(this.progress, 1);
   }
 
-  /** The watchdog: the same read in progress at two looks in a row means the file is locked. */
+  /** The watchdog: the same read still beginning at two looks in a row means the file is locked. */
   private look(): void {
-    if (this.refusing || !this.inRead()) {
+    if (this.refusing || !this.beginning()) {
       this.begunAtLastLook = -1;
       return;
     }
     const begun = Atomics.load(this.progress, 0);
-    if (begun === this.begunAtLastLook) this.startRefusing(`a read waited over ${WATCHDOG_MS} ms`);
+    if (begun === this.begunAtLastLook) this.startRefusing(`a read waited over ${WATCHDOG_MS} ms for a lock`);
     else this.begunAtLastLook = begun;
   }
 

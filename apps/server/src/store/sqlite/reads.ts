@@ -3,6 +3,7 @@ import type { PageQuery } from "../storage.js";
 import type { PlantRow } from "../plant-row.js";
 import { deliveriesSql, type DeliveryRow, type EndpointRow } from "../webhook-rows.js";
 import { CHANGE_BOUNDS_SQL, changesAfterSql, type ChangeRow } from "../change-rows.js";
+import { TOKEN_PAGE_ROWS } from "../token-row.js";
 import { packPage, type PackedPage } from "./plant-pages.js";
 
 /** A token row as the verifier's refresh reads it (see SqliteTokenRepository.changesSince). */
@@ -47,9 +48,8 @@ export class SqliteReads {
   };
   private readonly countPlants: Statement<[], { n: number }>;
   private readonly tokenVersion: Statement<[], { version: number }>;
-  private readonly activeTokens: Statement<[], ChangedTokenRow>;
-  private readonly changedTokens: Statement<[number], ChangedTokenRow>;
-  private readonly allTokens: Statement<[], TokenRow>;
+  private readonly changedTokens: Statement<[number, number], ChangedTokenRow>;
+  private readonly tokenPage: Statement<[number, number], TokenRow>;
   private readonly nextUnleased: Statement<[], { due: number | null }>;
   private readonly nextLeaseEnd: Statement<[], { due: number | null }>;
   private readonly oldestPending: Statement<[], { created: number | null }>;
@@ -72,9 +72,10 @@ export class SqliteReads {
     };
     this.countPlants = db.prepare("SELECT count(*) AS n FROM plants");
     this.tokenVersion = db.prepare("SELECT version FROM api_token_state");
-    this.activeTokens = db.prepare(`SELECT ${CHANGED_TOKEN_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL`);
-    this.changedTokens = db.prepare(`SELECT ${CHANGED_TOKEN_COLUMNS} FROM api_tokens WHERE changed > ?`);
-    this.allTokens = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY id`);
+    this.changedTokens = db.prepare(
+      `SELECT ${CHANGED_TOKEN_COLUMNS} FROM api_tokens WHERE changed > ? ORDER BY changed LIMIT ?`,
+    );
+    this.tokenPage = db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id > ? ORDER BY id LIMIT ?`);
     // A pending delivery is due at its next attempt, or when its lease runs out if it is leased: the
     // earliest unleased one is first in its endpoint's range, and the leased are few. A disabled
     // endpoint's pending deliveries (its URL left the configuration) wait, due never.
@@ -122,16 +123,21 @@ export class SqliteReads {
     return this.countPlants.get()!.n;
   }
 
-  /** The token table's version, and the rows changed since `since` (all active ones when `complete`). */
+  /**
+   * The token table's version, and the first TOKEN_PAGE_ROWS rows changed since `since`, in version
+   * order (from the first when `complete`: every version is at least 1). One snapshot: the reader
+   * thread makes each read one transaction.
+   */
   tokenChanges(since: number | undefined): { version: number; complete: boolean; rows: ChangedTokenRow[] } {
     const { version } = this.tokenVersion.get()!;
     if (since === version) return { version, complete: false, rows: [] };
-    if (since === undefined || version < since) return { version, complete: true, rows: this.activeTokens.all() };
-    return { version, complete: false, rows: this.changedTokens.all(since) };
+    const complete = since === undefined || version < since;
+    return { version, complete, rows: this.changedTokens.all(complete ? 0 : since, TOKEN_PAGE_ROWS) };
   }
 
-  tokens(): TokenRow[] {
-    return this.allTokens.all();
+  /** A page of tokens in id order: the first TOKEN_PAGE_ROWS after `afterId`. */
+  tokens(afterId: number): TokenRow[] {
+    return this.tokenPage.all(afterId, TOKEN_PAGE_ROWS);
   }
 
   /** The earliest time (ms since the epoch) a delivery is due, or null when none is. */

@@ -1,7 +1,7 @@
 import type { Scope } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
 import type { TokenChanges, TokenInfo, TokenRepository } from "../storage.js";
-import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn } from "../token-row.js";
+import { ALL_SCOPES_COLUMN, scopesFromColumn, scopesToColumn, TOKEN_PAGE_ROWS, tokenPageEnd } from "../token-row.js";
 import { mapSqliteError } from "./errors.js";
 import type { Reader } from "./reader.js";
 import type { TokenRow } from "./reads.js";
@@ -54,18 +54,23 @@ export class SqliteTokenRepository implements TokenRepository {
     );
   }
 
-  /** Versions are counted by triggers (migrations.ts); the version reached is the highest read. */
+  /** Versions are counted by triggers (migrations.ts). */
   async changesSince(since?: number): Promise<TokenChanges> {
     const { version, complete, rows } = await this.reader.read("tokenChanges", since);
-    let reached = version;
-    for (const row of rows) reached = Math.max(reached, row.changed);
     const tokens = rows.map((row) => ({
       // A Buffer arrives from the reader thread as a plain Uint8Array.
       hash: Buffer.from(row.hash.buffer, row.hash.byteOffset, row.hash.byteLength),
       scopes: scopesFromColumn(row.scopes),
       active: row.active === 1,
     }));
-    return { version: reached, complete, tokens };
+    return {
+      ...tokenPageEnd(
+        version,
+        rows.map((row) => row.changed),
+      ),
+      complete,
+      tokens,
+    };
   }
 
   add(hash: Buffer, label: string, scopes: readonly Scope[]): Promise<TokenInfo> {
@@ -84,7 +89,13 @@ export class SqliteTokenRepository implements TokenRepository {
     return writing(() => this.revokeOne.run(id).changes === 1);
   }
 
+  /** A page at a time: each read stays short, however many tokens there are. */
   async list(): Promise<TokenInfo[]> {
-    return (await this.reader.read("tokens")).map(info);
+    const listed: TokenInfo[] = [];
+    for (;;) {
+      const page = await this.reader.read("tokens", listed.at(-1)?.id ?? 0);
+      listed.push(...page.map(info));
+      if (page.length < TOKEN_PAGE_ROWS) return listed;
+    }
   }
 }

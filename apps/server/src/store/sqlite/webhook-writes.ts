@@ -38,6 +38,14 @@ export class EventNotWritten extends Error {
   }
 }
 
+/**
+ * A prune step: delivered deliveries of events old enough, oldest first, `limit` of them. A range of
+ * webhook_deliveries_delivered_created, as long as what it deletes however many deliveries are kept
+ * (the statement a test checks the plan of).
+ */
+export const PRUNE_SQL = `DELETE FROM webhook_deliveries WHERE id IN (
+  SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < ? ORDER BY created_at LIMIT ?)`;
+
 /** What the claim's UPDATE returns: the delivery with its event; the endpoint's secrets come with a second read. */
 type LeasedRow = Pick<ClaimedRow, "id" | "event_id" | "type" | "body" | "endpoint" | "attempts">;
 
@@ -229,13 +237,7 @@ export class WebhookWrites {
   }
 
   private prune(before: number, limit: number): number {
-    // Delivered deliveries of events old enough, oldest first (ids follow creation: one writer, one clock).
-    return this.db
-      .prepare(
-        `DELETE FROM webhook_deliveries WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND created_at < ? ORDER BY id LIMIT ?)`,
-      )
-      .run(before, limit).changes;
+    return this.db.prepare(PRUNE_SQL).run(before, limit).changes;
   }
 
   private addEndpoint(
