@@ -10,6 +10,7 @@ import { updateCommand, type UpdateOptions } from "./commands/update.js";
 import { LIST_DEFAULT_LIMIT, listCommand, type ListCommandOptions } from "./commands/list.js";
 import type { GlobalOptions } from "./connection.js";
 import { webhooksListenCommand, type WebhooksListenOptions } from "./commands/webhooks-listen.js";
+import { watchCommand, type WatchCommandOptions } from "./commands/watch.js";
 import { UsageError } from "./usage-error.js";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -185,6 +186,21 @@ export async function runCli(argv: string[]): Promise<number> {
       );
     });
 
+  program
+    .command("watch")
+    .description(
+      "Print every committed change as it happens, in commit order, one a line: cursor, kind (created, updated, deleted), id, name and tag separated by tabs (--jsonl: a JSON object a line, the ids exact)",
+    )
+    .option("--after <cursor>", "print the changes after this cursor (the first field of a line printed before)")
+    .option("--jsonl", "one JSON object a line")
+    .addHelpText(
+      "after",
+      "\nA line `<cursor>\treset` says the cursor is older than what the server keeps: re-read the list; the changes after it follow. The stream reconnects by itself.\nExit status: 0 when stopped with Ctrl-C or SIGTERM (standard error says which cursor to resume from), 1 when the server refused the watch (a revoked token), 2 for bad usage.",
+    )
+    .action(async (options: WatchCommandOptions, command: Command) => {
+      exitCode = await watchCommand(options, command.optsWithGlobals<GlobalOptions & WatchCommandOptions>());
+    });
+
   const webhooks = program.command("webhooks").description("Work with the webhook events Plant Store sends");
   webhooks
     .command("listen")
@@ -210,7 +226,7 @@ export async function runCli(argv: string[]): Promise<number> {
     )
     .addHelpText(
       "after",
-      "\nVerified deliveries are answered 204 (retries of an event already printed are not printed again); refused ones 400, with the reason on standard error, so that the server retries them.\nExit status: 0 when stopped with Ctrl-C or SIGTERM, 2 for bad usage (a malformed secret, a port in use).",
+      "\nVerified deliveries are answered 204 (retries of an event already printed, and events older than one already printed for their plant, are not printed); refused ones 400, with the reason on standard error, so that the server retries them.\nExit status: 0 when stopped with Ctrl-C or SIGTERM, 2 for bad usage (a malformed secret, a port in use).",
     )
     .action(async (options: WebhooksListenOptions, command: Command) => {
       exitCode = await webhooksListenCommand(options, command.optsWithGlobals<GlobalOptions>().json ?? false);

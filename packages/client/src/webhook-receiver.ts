@@ -19,6 +19,14 @@ export type ReceivedWebhookEvent = {
     timestamp: string;
     /** The plant created, the plant after an edit, or the plant as it was when deleted. */
     data: { id: bigint; name: string; tag?: string };
+    /** The plant's version (its ETag without the quotes) after the change; for a delete, before it. */
+    version?: string;
+    /**
+     * The change's position in the store's log: it only grows, in commit order, across instances.
+     * Apply an event only when it is greater than the last one applied for its plant (EventOrder).
+     * Absent only from events committed before the server version that added it.
+     */
+    sequence?: bigint;
     /** The delivery's `webhook-id`: the same on every retry of the event, so de-duplicate on it. */
     webhookId: string;
   };
@@ -144,7 +152,35 @@ export function verifyWebhook(
       `the body is not a Plant Store event: ${issue?.path.join(".")} ${issue?.message}`,
     );
   }
-  const { type, timestamp, data } = event.data;
+  const { type, timestamp, data, version, sequence } = event.data;
   const plant = { id: BigInt(data.id), name: data.name, ...(data.tag === undefined ? {} : { tag: data.tag }) };
-  return { type, timestamp, data: plant, webhookId };
+  return {
+    type,
+    timestamp,
+    data: plant,
+    webhookId,
+    ...(version === undefined ? {} : { version }),
+    ...(sequence === undefined ? {} : { sequence }),
+  };
+}
+
+/**
+ * The receiving rule for a receiver that mirrors the store: deliveries are retried until
+ * acknowledged, so an older event of a plant may arrive after a newer one (an edit whose first
+ * attempt failed, arriving after the next edit). Apply an event only when its `sequence` is greater
+ * than the last one applied for its plant; discard it otherwise (and still acknowledge it). Holds
+ * one entry per plant seen; an event without a sequence (committed before the server version that
+ * added it) is always applied.
+ */
+export class EventOrder {
+  private readonly applied = new Map<bigint, bigint>();
+
+  /** True when `event` is newer than every event applied for its plant (it is recorded as applied); false: discard it. */
+  isNewer(event: Pick<ReceivedWebhookEvent, "data" | "sequence">): boolean {
+    if (event.sequence === undefined) return true;
+    const last = this.applied.get(event.data.id);
+    if (last !== undefined && event.sequence <= last) return false;
+    this.applied.set(event.data.id, event.sequence);
+    return true;
+  }
 }

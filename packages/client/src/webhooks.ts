@@ -6,6 +6,7 @@
  */
 export {
   DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  EventOrder,
   verifyWebhook,
   WebhookVerificationError,
   type ReceivedWebhookEvent,

@@ -1,7 +1,12 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { verifyWebhook, WebhookVerificationError, type ReceivedWebhookEvent } from "@plantstore/client/webhooks";
+import {
+  EventOrder,
+  verifyWebhook,
+  WebhookVerificationError,
+  type ReceivedWebhookEvent,
+} from "@plantstore/client/webhooks";
 import { stringifyExactJson } from "@plantstore/contract";
 import { webhookSecretKey } from "@plantstore/contract/webhook-signature";
 import { plantLine } from "../plant-text.js";
@@ -52,7 +57,9 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
  * delivery with the endpoint's secret (the client's `verifyWebhook`) and prints its event, one a
  * line (--json: one JSON object a line, ids exact). A verified delivery is answered 204, so the
  * server counts it delivered; a refused one 400, so the server retries it, and the reason goes to
- * standard error. A retry of an event already printed is acknowledged and not printed again.
+ * standard error. A retry of an event already printed is acknowledged and not printed again, and so
+ * is an event older than one already printed for its plant (its sequence is not greater: a retry
+ * that arrived late), so that the printed events, applied in order, leave each plant as it is.
  * Runs until Ctrl-C or SIGTERM.
  */
 export async function webhooksListenCommand(options: WebhooksListenOptions, json: boolean): Promise<number> {
@@ -65,6 +72,7 @@ export async function webhooksListenCommand(options: WebhooksListenOptions, json
   }
 
   const printed = new Set<string>();
+  const order = new EventOrder();
   const server = createServer((req, res) => {
     if (req.method !== "POST") {
       res.setHeader("Allow", "POST");
@@ -79,6 +87,12 @@ export async function webhooksListenCommand(options: WebhooksListenOptions, json
           if (printed.has(event.webhookId)) return;
           if (printed.size >= REMEMBERED_IDS) printed.clear();
           printed.add(event.webhookId);
+          if (!order.isNewer(event)) {
+            process.stderr.write(
+              `plantstore: skipped a late ${event.type} of plant ${event.data.id} (sequence ${event.sequence}, older than one already printed)\n`,
+            );
+            return;
+          }
           process.stdout.write(json ? `${stringifyExactJson(event)}\n` : eventLine(event));
         } catch (error) {
           if (error instanceof WebhookVerificationError) {

@@ -3,6 +3,7 @@ import { countSql, pageSql, scanSql, type Dialect } from "../plant-queries.js";
 import type { PageQuery, PlantFilter } from "../storage.js";
 import type { PlantRow } from "../plant-row.js";
 import { deliveriesSql, type DeliveryRow, type EndpointRow } from "../webhook-rows.js";
+import { CHANGE_BOUNDS_SQL, changesAfterSql, type ChangeRow } from "../change-rows.js";
 import { TOKEN_PAGE_ROWS } from "../token-row.js";
 import { packPage, type PackedPage } from "./plant-pages.js";
 
@@ -81,6 +82,8 @@ export class SqliteReads {
   private readonly deliveries: Statement<[number], DeliveryRow>;
   private readonly failedDeliveries: Statement<[number], DeliveryRow>;
   private readonly schema: Statement<[], unknown>;
+  private readonly changesAfter: Statement<[bigint, number], ChangeRow>;
+  private readonly changeBoundsRow: Statement<[], { first: bigint | null; last: bigint }>;
 
   constructor(private readonly db: Database) {
     // safeIntegers: plant ids come back as exact bigints, never as doubles.
@@ -111,6 +114,8 @@ export class SqliteReads {
     );
     this.deliveries = db.prepare(deliveriesSql(false, "?"));
     this.failedDeliveries = db.prepare(deliveriesSql(true, "?"));
+    this.changesAfter = db.prepare<[bigint, number], ChangeRow>(changesAfterSql("?", "?")).safeIntegers(true);
+    this.changeBoundsRow = db.prepare<[], { first: bigint | null; last: bigint }>(CHANGE_BOUNDS_SQL).safeIntegers(true);
     // A read of the file itself (SELECT 1 alone would not touch it).
     this.schema = db.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
   }
@@ -184,6 +189,16 @@ export class SqliteReads {
 
   webhookDeliveries(failedOnly: boolean, limit: number): DeliveryRow[] {
     return (failedOnly ? this.failedDeliveries : this.deliveries).all(limit);
+  }
+
+  /** Up to `limit` changes after `cursor`, in position order (positions exact: bigints). */
+  changes(cursor: bigint, limit: number): ChangeRow[] {
+    return this.changesAfter.all(cursor, limit);
+  }
+
+  /** The oldest position kept (null: none) and the newest given. */
+  changeBounds(): { first: bigint | null; last: bigint } {
+    return this.changeBoundsRow.get()!;
   }
 
   /** Throws when the file cannot be read now. */
