@@ -23,6 +23,14 @@ export interface Config {
   webhookRetryDelaysSeconds: number[];
   webhookTimeoutMs: number;
   webhookRetentionHours: number;
+  /** How long the change log keeps a change (GET /plants/changes resumes from cursors this recent). */
+  changesRetentionHours: number;
+  /** How often each instance reads the change log for its streams (also woken by its own commits). */
+  changesPollMs: number;
+  /** A heartbeat comment goes to an idle stream this often. */
+  changesHeartbeatMs: number;
+  /** A stream whose unsent bytes pass this is ended (its client resumes from its cursor). */
+  changesBufferBytes: number;
   bodyLimitBytes: number;
   bodyTimeoutMs: number;
   /** Origins whose pages may call the API from a browser (PLANTSTORE_CORS_ORIGINS); empty: CORS off. */
@@ -53,6 +61,10 @@ export const defaultConfig: Readonly<Config> = {
   webhookRetryDelaysSeconds: DEFAULT_RETRY_DELAYS_SECONDS,
   webhookTimeoutMs: 15_000,
   webhookRetentionHours: 168,
+  changesRetentionHours: 168,
+  changesPollMs: 200,
+  changesHeartbeatMs: 15_000,
+  changesBufferBytes: 1024 * 1024,
   bodyLimitBytes: 16 * 1024,
   bodyTimeoutMs: 10_000,
   corsOrigins: [],
@@ -219,6 +231,22 @@ export function loadConfig(env: Env = process.env): Config {
       defaultConfig.webhookRetentionHours,
       1,
       87_600,
+    ),
+    changesRetentionHours: integer(
+      env,
+      "PLANTSTORE_CHANGES_RETENTION_HOURS",
+      defaultConfig.changesRetentionHours,
+      1,
+      24 * 365,
+    ),
+    changesPollMs: integer(env, "PLANTSTORE_CHANGES_POLL_MS", defaultConfig.changesPollMs, 10, 1_000),
+    changesHeartbeatMs: integer(env, "PLANTSTORE_CHANGES_HEARTBEAT_MS", defaultConfig.changesHeartbeatMs, 100, 300_000),
+    changesBufferBytes: integer(
+      env,
+      "PLANTSTORE_CHANGES_BUFFER_BYTES",
+      defaultConfig.changesBufferBytes,
+      16 * 1024,
+      64 * 1024 * 1024,
     ),
     bodyLimitBytes: integer(env, "PLANTSTORE_BODY_LIMIT_BYTES", defaultConfig.bodyLimitBytes, 1024, 1024 * 1024),
     bodyTimeoutMs: integer(env, "PLANTSTORE_BODY_TIMEOUT_MS", defaultConfig.bodyTimeoutMs, 100, 600_000),

@@ -17,6 +17,9 @@ export type PlantOutcome =
   | "precondition_failed";
 
 /** What became of one webhook delivery attempt. */
+/** Why a change stream ended: the client left, its token was revoked, it read too slowly, or shutdown. */
+export type StreamEnd = "client" | "revoked" | "slow" | "shutdown";
+
 export type WebhookAttemptOutcome = "delivered" | "retry" | "failed" | "endpoint_gone";
 
 /**
@@ -76,6 +79,23 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly openStreams = new Gauge({
+    name: "plantstore_change_streams",
+    help: "Change streams (GET /plants/changes) open now on this instance.",
+    registers: [this.registry],
+  });
+  private readonly streamEvents = new Counter({
+    name: "plantstore_change_stream_events_total",
+    help: "Change events sent on change streams (one per event per stream; resets and heartbeats not counted).",
+    registers: [this.registry],
+  });
+  private readonly endedStreams = new Counter({
+    name: "plantstore_change_streams_ended_total",
+    help: "Change streams ended, by reason: client (it left), revoked (its token was revoked), slow (its unsent bytes passed PLANTSTORE_CHANGES_BUFFER_BYTES), shutdown.",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     // Event-loop lag, heap, GC, CPU, file descriptors: the standard Node.js process metrics.
     collectDefaultMetrics({ register: this.registry });
@@ -110,6 +130,19 @@ export class Metrics {
 
   countWebhookAttempt(outcome: WebhookAttemptOutcome): void {
     this.webhookAttempts.inc({ outcome });
+  }
+
+  streamOpened(): void {
+    this.openStreams.inc();
+  }
+
+  streamEnded(reason: StreamEnd): void {
+    this.openStreams.dec();
+    this.endedStreams.inc({ reason });
+  }
+
+  countStreamEvents(events: number): void {
+    this.streamEvents.inc(events);
   }
 
   /** The age of the oldest pending webhook delivery, read from storage at each scrape. */

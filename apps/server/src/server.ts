@@ -12,6 +12,7 @@ import { createFirstRunToken } from "./tokens/first-run-token.js";
 import { TokenVerifier } from "./tokens/token-verifier.js";
 import { applyWebhookSettings } from "./webhooks/configured-endpoints.js";
 import { DeliveryWorker } from "./webhooks/delivery-worker.js";
+import { ChangeFeed } from "./changes/change-feed.js";
 import { RequestPriority } from "./webhooks/request-priority.js";
 
 export interface RunningServer {
@@ -70,6 +71,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const logger = createLogger(config.logLevel);
   const metrics = new Metrics();
   let deliveries: DeliveryWorker | undefined;
+  let changes: ChangeFeed | undefined;
   const storage = await openStorage(config.databaseUrl, {
     poolMax: config.pgPoolMax,
     connectionTimeoutMs: config.pgConnectionTimeoutMs,
@@ -78,6 +80,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     observeBatch: (size, seconds) => metrics.observeBatch(size, seconds),
     // A commit wrote webhook events (deliveries to make): send them now rather than at the next poll.
     onDeliveries: () => deliveries?.poke(),
+    // A commit wrote changes: this instance's streams read them now rather than at the next poll.
+    onChanges: () => changes?.wake(),
   });
   let shuttingDown = false;
   try {
@@ -104,8 +108,20 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         "no active API token: requests that need one are answered 401 until a token is created",
       );
     }
+    changes = new ChangeFeed(
+      storage.changes,
+      {
+        pollMs: config.changesPollMs,
+        heartbeatMs: config.changesHeartbeatMs,
+        bufferBytes: config.changesBufferBytes,
+        retentionMs: config.changesRetentionHours * 3_600_000,
+      },
+      logger,
+      metrics,
+    );
     const pipeline = createPipeline({
       storage,
+      changes,
       tokens: verifier,
       limiter: config.rateLimit && new RateLimiter(config.rateLimit),
       logger,
@@ -123,6 +139,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;
     deliveries.start();
+    changes.start();
     logger.info({ url, storage: storage.kind, location: storage.location }, "listening");
 
     let closing: Promise<boolean> | undefined;
@@ -130,12 +147,15 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       (closing ??= (async () => {
         shuttingDown = true;
         logger.info("shutting down");
+        // Streams never finish by themselves: they end now, and their clients resume elsewhere.
+        const streamsClosed = changes?.close();
         // Requests in flight and webhook attempts in flight finish side by side, within one deadline.
         const [finished] = await Promise.all([
           drain(server, config.shutdownTimeoutMs),
           deliveries?.stop(config.shutdownTimeoutMs),
         ]);
         verifier.stop();
+        await streamsClosed;
         await storage.close();
         logger.info({ clean: finished }, "stopped");
         return finished;

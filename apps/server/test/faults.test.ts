@@ -1,3 +1,4 @@
+import { ChangeFeed } from "../src/changes/change-feed.js";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ErrorCode } from "@plantstore/contract";
@@ -44,12 +45,20 @@ async function serve(faults: Faults): Promise<string> {
   });
   const verifier = new TokenVerifier([TOKEN], storage.tokens, logger);
   await verifier.start();
+  const metrics = new Metrics();
+  const served = faults.storage?.(storage) ?? storage;
   const pipeline = createPipeline({
-    storage: faults.storage?.(storage) ?? storage,
+    storage: served,
+    changes: new ChangeFeed(
+      served.changes,
+      { pollMs: 100, heartbeatMs: 15_000, bufferBytes: 1 << 20, retentionMs: 3_600_000 },
+      logger,
+      metrics,
+    ),
     tokens: faults.verifier?.(verifier) ?? verifier,
     limiter: undefined,
     logger,
-    metrics: new Metrics(),
+    metrics,
     bodyLimitBytes: 16_384,
     bodyTimeoutMs: 5_000,
     corsOrigins: faults.corsOrigins ?? [],

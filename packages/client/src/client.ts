@@ -16,6 +16,7 @@ import { createContractFetcher } from "./contract-fetcher.js";
 import { PlantStoreError } from "./plant-store-error.js";
 import { fetchTransport, type Transport } from "./transport.js";
 import { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, retryDelayMs, sleep, type RetryOptions } from "./retry-policy.js";
+import { watchPlants, type PlantChange, type WatchPlantsOptions } from "./watch.js";
 
 export interface PlantStoreClientOptions {
   /** The server's base address, e.g. `http://127.0.0.1:3000`. */
@@ -156,6 +157,13 @@ export interface PlantStoreClient {
    * that may have reached the server is the answer to that attempt's own delete: `outcome: "unknown"`.
    */
   deletePlant(id: PlantIdInput, options?: ConditionalCallOptions): Promise<DeletePlantResult>;
+  /**
+   * Every committed change (after `after`, or from now on) as it happens, in commit order, from
+   * GET /plants/changes: reconnects by itself from the last cursor (nothing missed, nothing
+   * repeated), yields a `reset` when the cursor is older than what the server keeps (re-read the
+   * list), and ends when `signal` aborts. Streams with `fetch` (the `fetch` option, or the global one).
+   */
+  watchPlants(options?: WatchPlantsOptions): AsyncGenerator<PlantChange, void, undefined>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -441,7 +449,12 @@ export function createClientWith(
     throw error;
   }
 
-  return { createPlant, getPlant, readPlant, listPlants, plants, updatePlant, deletePlant };
+  // The stream needs the body as it arrives: it uses `fetch` itself, never the buffered transport.
+  const streamFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const watch = (watchOptions?: WatchPlantsOptions) =>
+    watchPlants({ baseUrl, token: options.token, fetch: streamFetch }, watchOptions);
+
+  return { createPlant, getPlant, readPlant, listPlants, plants, updatePlant, deletePlant, watchPlants: watch };
 }
 
 type AttemptResult<A extends Answer> =

@@ -39,6 +39,15 @@ export {
 } from "./plant-store-error.js";
 export { DEFAULT_RETRY_OPTIONS, parseRetryAfterMs, type RetryOptions } from "./retry-policy.js";
 export {
+  type PlantChange,
+  type PlantChangeEvent,
+  type PlantChangeKind,
+  type PlantChangeReset,
+  type WatchPlantsOptions,
+  type WatchState,
+} from "./watch.js";
+export { ServerSentEventParser, type ServerSentEvent } from "./server-sent-events.js";
+export {
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   type NewPlantInput,

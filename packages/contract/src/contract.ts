@@ -1,6 +1,7 @@
 import { initContract } from "@ts-rest/core";
 import { z } from "zod";
 import { IfMatchHeader, IfNoneMatchHeader } from "./conditional.js";
+import { CHANGE_STREAM_CONTENT_TYPE, ChangeStreamHeaders, ChangeStreamQuery } from "./changes.js";
 import { ErrorBody } from "./error.js";
 import { LIST_LIMIT_MAX, ListPlantsQuery, NewPlant, Plant, PlantIdPath, PlantUpdate, StoredPlant } from "./plant.js";
 import type { OperationMetadata } from "./scopes.js";
@@ -44,6 +45,21 @@ export const plantStoreContract = c.router(
         "Creates a new plant in the store. The id is chosen by the client. Sending the same id again with the same name and tag is an idempotent replay (200, same body); with a different name or tag it is a 409 conflict and the stored plant is unchanged. The 200 answer is sent only once the plant is durably stored.",
       body: NewPlant,
       responses: { 200: Plant, ...failures, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+    },
+    // Before getPlant: `/plants/changes` is this operation, not the plant with id "changes".
+    streamPlantChanges: {
+      metadata: needs("plants:read"),
+      method: "GET",
+      path: "/plants/changes",
+      summary: "Follow every committed change",
+      description:
+        "Answers a stream of Server-Sent Events (text/event-stream, the format EventSource reads): one event per committed change, in commit order across every instance — `event: plant.created`, `plant.updated` or `plant.deleted`, `data:` the same JSON as the change's webhook event (ids exact), `id:` the change's position, the cursor to resume from. A client that reconnects with Last-Event-ID (or `after`) gets every change committed after that cursor: no gap, no duplicate, on any instance, across restarts. Without a cursor the stream starts with the changes committed from now on (its first line block carries the starting cursor as `id:`). A cursor older than the changes the server keeps gets one `event: reset` (re-read the list; the stream goes on from its `id:`). Comment lines (`:`) are heartbeats. The stream ends when the token is revoked, when the client reads too slowly (resume from the last cursor), and at shutdown.",
+      query: ChangeStreamQuery,
+      headers: ChangeStreamHeaders,
+      responses: {
+        200: c.otherResponse({ contentType: CHANGE_STREAM_CONTENT_TYPE, body: z.string() }),
+        ...failures,
+      },
     },
     getPlant: {
       metadata: needs("plants:read"),

@@ -45,9 +45,20 @@ export {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_HEADERS,
   WebhookEvent,
-  webhookEventBody,
+  EVENT_BODY_END,
+  eventWithSequence,
+  webhookEventHead,
   type WebhookEventType,
 } from "./webhooks.js";
+export {
+  CHANGE_STREAM_CONTENT_TYPE,
+  ChangeCursor,
+  ChangeStreamHeaders,
+  ChangeStreamQuery,
+  ChangeStreamReset,
+  LAST_EVENT_ID_HEADER,
+  RESET_EVENT,
+} from "./changes.js";
 export {
   MalformedJsonError,
   MAX_ID_LITERAL_LENGTH,

@@ -6,6 +6,7 @@ import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from
 import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
 import { ETAG_HEADER } from "./conditional.js";
+import { CHANGE_STREAM_CONTENT_TYPE } from "./changes.js";
 import {
   PlantCreatedEvent,
   PlantDeletedEvent,
@@ -55,6 +56,7 @@ const OPERATION_CODES: Record<OperationId, ErrorCodeName[]> = {
     "UNSUPPORTED_MEDIA_TYPE",
     "OUTCOME_UNKNOWN",
   ],
+  streamPlantChanges: ["INVALID_PARAMETER"],
   getPlant: ["INVALID_PARAMETER", "PLANT_NOT_FOUND"],
   listPlants: ["INVALID_PARAMETER"],
   updatePlant: [
@@ -103,6 +105,10 @@ const RESPONSE_DESCRIPTIONS: Record<OperationId, Record<string, string>> = {
     200: "Plant response: the plant was created, or an identical create was replayed (see Plant-Store-Outcome). The id is not part of the body.",
     400: "The body is not valid JSON or not a valid NewPlant (the message names the field), or the HTTP request itself is malformed.",
     409: "A plant with this id already exists with a different name or tag; the stored plant is unchanged.",
+  },
+  streamPlantChanges: {
+    200: "A stream of Server-Sent Events, one per committed change in commit order (`event:` the change's type, `data:` its webhook event's JSON, `id:` its cursor), `event: reset` when the cursor is older than what is kept, and comment heartbeats. It stays open until the client leaves, the token is revoked, the client reads too slowly, or the server shuts down.",
+    400: "`after` or Last-Event-ID is not a cursor (a decimal integer from 0 to 2^63-1), a query parameter is unknown or repeated, or the HTTP request itself is malformed.",
   },
   getPlant: {
     200: "The stored plant, with its id; its ETag in the ETag header.",
@@ -193,7 +199,9 @@ function headersOf(id: OperationId, status: string): Json {
         ? { [OUTCOME_HEADER]: HEADERS.outcome }
         : id === "listPlants"
           ? { Link: HEADERS.nextPage }
-          : { [ETAG_HEADER]: HEADERS.etag },
+          : id === "streamPlantChanges"
+            ? {}
+            : { [ETAG_HEADER]: HEADERS.etag },
     304: { [ETAG_HEADER]: HEADERS.etag },
     401: { "WWW-Authenticate": HEADERS.unauthorized },
     403: { "WWW-Authenticate": HEADERS.forbidden },
@@ -247,7 +255,22 @@ function errorExample(code: ErrorCodeName): Json {
   return { error: ErrorCode[code], message: EXAMPLE_MESSAGES[code] };
 }
 
+/** What a stream of changes looks like on the wire (the example of its 200). */
+const CHANGE_STREAM_EXAMPLE = [
+  "retry: 1000",
+  "id: 41",
+  "",
+  "event: plant.updated",
+  'data: {"type":"plant.updated","timestamp":"2026-11-22T10:15:30.123Z","version":"q1W3dd3b6mcOx2hV0kJ9Zw","data":{"id":7,"name":"Monstera deliciosa","tag":"indoor"},"sequence":"42"}',
+  "id: 42",
+  "",
+  ": heartbeat",
+  "",
+  "",
+].join("\n");
+
 const SUCCESS_EXAMPLES: Record<OperationId, unknown> = {
+  streamPlantChanges: CHANGE_STREAM_EXAMPLE,
   createPlant: { name: "Monstera deliciosa", tag: "indoor" },
   getPlant: { id: 7, name: "Monstera deliciosa", tag: "indoor" },
   listPlants: [
@@ -269,10 +292,21 @@ function documentResponse(id: OperationId, status: string, response: Json): Json
       : `${meaning} Error codes: ${codes.map((code) => `${ErrorCode[code]} ${code}`).join(", ")}.`;
   const content = response.content as Record<string, Json> | undefined;
   const example = codes.length > 0 ? errorExample(codes[0]!) : SUCCESS_EXAMPLES[id];
+  // ts-rest documents every body as JSON; the stream's is text/event-stream (a text body).
+  const media =
+    id === "streamPlantChanges" && status === "200"
+      ? {
+          [CHANGE_STREAM_CONTENT_TYPE]: {
+            schema: { type: "string", maxLength: 1_048_576, pattern: "^[\\s\\S]*$" },
+            example,
+          },
+        }
+      : { "application/json": { ...content?.["application/json"], example } };
+  const streamed = id === "streamPlantChanges" && status === "200";
   return {
     description,
     headers: headersOf(id, status),
-    ...(content === undefined ? {} : { content: { "application/json": { ...content["application/json"], example } } }),
+    ...(content === undefined && !streamed ? {} : { content: media }),
   };
 }
 
@@ -454,21 +488,26 @@ export function generateOpenApi31Document(): Json {
   };
 }
 
-/** Every `format: int64` schema gets the exact int64 bounds (bigints: serialized digit for digit). */
+/**
+ * Every `format: int64` schema gets the exact int64 bounds (bigints: serialized digit for digit); a
+ * schema with a minimum of its own (a cursor's 0) keeps it.
+ */
 function withInt64Bounds<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withInt64Bounds) as T;
   if (value === null || typeof value !== "object") return value;
   const isInt64 = (value as Json).type === "integer" && (value as Json).format === "int64";
-  const entries = Object.entries(value).flatMap(([key, item]): Array<[string, unknown]> =>
+  const ownMinimum = (value as Json).minimum;
+  const entries = Object.entries(value).flatMap(([key, item]): Array<[string, unknown]> => {
+    if (isInt64 && key === "minimum") return [];
     // The bounds go right after the format, where a reader looks for them.
-    isInt64 && key === "format"
+    return isInt64 && key === "format"
       ? [
           [key, item],
-          ["minimum", INT64_MIN],
+          ["minimum", ownMinimum ?? INT64_MIN],
           ["maximum", INT64_MAX],
         ]
-      : [[key, withInt64Bounds(item)]],
-  );
+      : [[key, withInt64Bounds(item)]];
+  });
   return Object.fromEntries(entries) as T;
 }
 

@@ -1,7 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { parseExactJson, stringifyExactJson } from "./exact-json.js";
 import type { StoredPlant } from "./plant.js";
-import { WEBHOOK_EVENT_TYPES, WebhookEvent, webhookEventBody } from "./webhooks.js";
+import { WEBHOOK_EVENT_TYPES, WebhookEvent, eventWithSequence, webhookEventHead } from "./webhooks.js";
+
+const VERSION = "q1W3dd3b6mcOx2hV0kJ9Zw";
+const SEQUENCE = 9007199254740993n;
+const webhookEventBody = (type: (typeof WEBHOOK_EVENT_TYPES)[number], plant: StoredPlant, timestamp: string) =>
+  eventWithSequence(webhookEventHead(type, plant, timestamp, VERSION), SEQUENCE);
+const eventOf = (type: string, timestamp: string, plant: StoredPlant) => ({
+  type,
+  timestamp,
+  version: VERSION,
+  data: dataOf(plant),
+  sequence: SEQUENCE,
+});
+/** What stringifyExactJson writes of an event: the sequence as decimal text. */
+const writtenOf = (type: string, timestamp: string, plant: StoredPlant) => ({
+  ...eventOf(type, timestamp, plant),
+  sequence: SEQUENCE.toString(),
+});
 
 const TIMESTAMP = "2026-11-23T21:46:03.123Z";
 
@@ -23,11 +40,9 @@ const dataOf = (plant: StoredPlant) =>
 
 describe("webhookEventBody", () => {
   it.each(cases([...validPlants, ...oddPlants]))(
-    "%s of %o: the bytes stringifyExactJson writes for { type, timestamp, data }",
+    "%s of %o: the bytes stringifyExactJson writes for { type, timestamp, version, data, sequence }",
     (type, plant) => {
-      expect(webhookEventBody(type, plant, TIMESTAMP)).toBe(
-        stringifyExactJson({ type, timestamp: TIMESTAMP, data: dataOf(plant) }),
-      );
+      expect(webhookEventBody(type, plant, TIMESTAMP)).toBe(stringifyExactJson(writtenOf(type, TIMESTAMP, plant)));
     },
   );
 
@@ -41,14 +56,12 @@ describe("webhookEventBody", () => {
       ["plant.deleted", TIMESTAMP],
     ] as const;
     for (const [type, timestamp] of calls) {
-      expect(webhookEventBody(type, plant, timestamp)).toBe(
-        stringifyExactJson({ type, timestamp, data: dataOf(plant) }),
-      );
+      expect(webhookEventBody(type, plant, timestamp)).toBe(stringifyExactJson(writtenOf(type, timestamp, plant)));
     }
   });
 
   it.each(cases(validPlants))("%s of %o: reads back as the event, ids exact", (type, plant) => {
     const body = webhookEventBody(type, plant, TIMESTAMP);
-    expect(WebhookEvent.parse(parseExactJson(body))).toEqual({ type, timestamp: TIMESTAMP, data: dataOf(plant) });
+    expect(WebhookEvent.parse(parseExactJson(body))).toEqual(eventOf(type, TIMESTAMP, plant));
   });
 });

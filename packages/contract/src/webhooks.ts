@@ -42,7 +42,28 @@ const eventOf = (type: WebhookEventType, description: string) =>
         maxLength: 30,
         description: "When the change was committed (RFC 3339, UTC).",
       }),
+      version: openApiMeta(z.string().max(64).optional(), {
+        pattern: "^[A-Za-z0-9_-]{1,64}$",
+        description:
+          "The plant's version after the change (before it, for plant.deleted): its ETag without the quotes. Absent only from events committed before the server version that added it.",
+        example: "q1W3dd3b6mcOx2hV0kJ9Zw",
+      }),
       data: StoredPlant,
+      sequence: openApiMeta(
+        z
+          .string()
+          .regex(/^[1-9][0-9]{0,18}$/, "must be a decimal integer from 1 to 2^63-1")
+          .transform((value) => BigInt(value))
+          .optional(),
+        {
+          type: "string",
+          pattern: "^[1-9][0-9]{0,18}$",
+          maxLength: 19,
+          description:
+            "The change's position in the store's log of committed changes, as decimal text (an int64, exact in every language): it only grows, in commit order, across every instance. Discard an event whose sequence is not greater than the last one applied for its plant (retries arrive late). The same value is the change's cursor (`id:`) in GET /plants/changes. Absent only from events committed before the server version that added it.",
+          example: "42",
+        },
+      ),
     }),
     {
       title: EVENT_TITLES[type],
@@ -50,7 +71,9 @@ const eventOf = (type: WebhookEventType, description: string) =>
       example: {
         type,
         timestamp: "2026-11-22T10:15:30.123Z",
+        version: "q1W3dd3b6mcOx2hV0kJ9Zw",
         data: { id: 7, name: "Monstera deliciosa", tag: "indoor" },
+        sequence: "42",
       },
     },
   );
@@ -70,30 +93,45 @@ export const PlantDeletedEvent = eventOf(
 export const WebhookEvent = z.discriminatedUnion("type", [PlantCreatedEvent, PlantUpdatedEvent, PlantDeletedEvent]);
 export type WebhookEvent = z.output<typeof WebhookEvent>;
 
-/** The start of the last body written, up to its id (see webhookEventBody). */
+/** The start of the last body written, up to its version (see webhookEventHead). */
 let head = { type: "", timestamp: "", text: "" };
 
 /**
- * The body of an event: the exact bytes that are signed and sent on every attempt. Ids are exact
- * JSON integers; the tag appears only when the plant has one. `timestamp` is RFC 3339 UTC (a
- * batch's events share one, so it is formatted once).
+ * The body of an event up to its sequence: the exact bytes that are signed and sent on every
+ * attempt, and sent on the change stream, are this, then the sequence, then `}` (eventWithSequence).
+ * The sequence is the change's position, which only the committing transaction knows: PostgreSQL
+ * appends it in SQL, SQLite's writer in JS. Ids are exact JSON integers; the tag appears only when
+ * the plant has one. `timestamp` is RFC 3339 UTC (a batch's events share one, so it is formatted once).
  *
  * Written out field by field rather than through `stringifyExactJson`: the writer builds one body per
  * event inside the create's transaction, and the generic path (a replacer call per value, a marker
  * and a regular expression for the bigint, and a Date formatted per event) cost 2.1–2.6 µs a body,
- * this 0.4–0.5 µs. Strings are
- * quoted by `JSON.stringify`, so the bytes are the same as `stringifyExactJson` of
- * `{ type, timestamp, data }` (the test holds the two together). The part before the id is the same
- * for every event of a type in a batch, so it is kept from the last call.
+ * this 0.4–0.5 µs. Strings are quoted by `JSON.stringify`, so the bytes are the same as
+ * `stringifyExactJson` of `{ type, timestamp, version, data, sequence }` (the test holds the two
+ * together). The part before the version is the same for every event of a type in a batch, so it is
+ * kept from the last call.
  */
-export function webhookEventBody(type: WebhookEventType, plant: StoredPlant, timestamp: string): string {
+export function webhookEventHead(
+  type: WebhookEventType,
+  plant: StoredPlant,
+  timestamp: string,
+  version: string,
+): string {
   if (type !== head.type || timestamp !== head.timestamp) {
     head = {
       type,
       timestamp,
-      text: `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":{"id":`,
+      text: `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"version":`,
     };
   }
   const tag = plant.tag === undefined ? "" : `,"tag":${JSON.stringify(plant.tag)}`;
-  return `${head.text}${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}}}`;
+  return `${head.text}${JSON.stringify(version)},"data":{"id":${plant.id.toString()},"name":${JSON.stringify(plant.name)}${tag}},"sequence":"`;
+}
+
+/** The end of an event's body: its sequence (the change's position) after webhookEventHead. */
+export const EVENT_BODY_END = '"}';
+
+/** An event's whole body: its head, its sequence, its end. */
+export function eventWithSequence(eventHead: string, sequence: bigint): string {
+  return `${eventHead}${sequence.toString()}${EVENT_BODY_END}`;
 }

@@ -6,6 +6,13 @@ import { ApiError } from "./answer.js";
 import { RateLimiter } from "./rate-limit.js";
 import type { Operation } from "./routing.js";
 
+declare module "node:http" {
+  interface IncomingMessage {
+    /** The bearer credential the gate admitted (set for every operation that needs a token). */
+    credential?: Credential;
+  }
+}
+
 const REALM = 'Bearer realm="plantstore"';
 
 /** RFC 6750 §2.1: `Bearer` (any case), one or more spaces, a b64token. */
@@ -90,7 +97,9 @@ export function checkGate(
         });
       }
     }
-    return credential.scopes.has(scope) ? undefined : INSUFFICIENT[scope];
+    if (!credential.scopes.has(scope)) return INSUFFICIENT[scope];
+    req.credential = credential;
+    return undefined;
   };
   const credential = deps.verifier.verify(match[1]!);
   return credential instanceof Promise ? credential.then(admit) : admit(credential);

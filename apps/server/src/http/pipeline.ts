@@ -15,6 +15,8 @@ import { answerFault } from "./faults.js";
 import { checkGate } from "./gate.js";
 import { createLeanExpressApp } from "./lean-express.js";
 import { answerParserErrors } from "./parser-errors.js";
+import type { ChangeFeed } from "../changes/change-feed.js";
+import { changeStreamHandler } from "./routes/changes.js";
 import { plantRoutes } from "./routes/plants.js";
 import { readQuery } from "./query.js";
 import type { RateLimiter } from "./rate-limit.js";
@@ -28,6 +30,8 @@ import { bodySchemaName, validationRefusal } from "./validation.js";
 
 export interface PipelineDependencies {
   storage: Storage;
+  /** This instance's change streams (GET /plants/changes). */
+  changes: ChangeFeed;
   tokens: TokenVerifier;
   /** Per-token request limits; undefined when off. */
   limiter: RateLimiter | undefined;
@@ -76,8 +80,10 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   const cors = new CorsPolicy(deps.corsOrigins);
 
   // Steps 5–7 for the contract's operations run in Express, where ts-rest applies the contract.
+  // The change stream is the one operation ts-rest cannot answer (a stream): it has its own handler.
   const { app: contractApp, serverOptions } = createLeanExpressApp(stringifyExactJson);
-  createExpressEndpoints(plantStoreContract, plantRoutes(deps.storage, deps.metrics), contractApp, {
+  const { streamPlantChanges: _stream, ...jsonOperations } = plantStoreContract;
+  createExpressEndpoints(jsonOperations, plantRoutes(deps.storage, deps.metrics), contractApp, {
     logInitialization: false,
     jsonQuery: false,
     responseValidation: false,
@@ -90,7 +96,9 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
   // Requests and responses are born with Express's prototypes (serverOptions), so they are its own.
   const intoExpress: Operation["handle"] = (req, res, fail) => contractApp(req as Request, res as Response, fail);
   const routes = new Routes([
-    ...contractOperations(plantStoreContract, intoExpress),
+    ...contractOperations(plantStoreContract, intoExpress, {
+      streamPlantChanges: changeStreamHandler(deps.changes, deps.tokens),
+    }),
     ...probeRoutes(deps),
     ...openApiRoutes(),
     ...docsRoutes(),

@@ -27,8 +27,15 @@ export function publicRoute(id: string, path: string, handle: Operation["handle"
   return { id, method: "GET", path, scope: undefined, hasBody: false, queryNames: "any", handle };
 }
 
-/** The contract's operations as a list: id, method, path, scope, query parameters, whether a body comes with them. */
-export function contractOperations(contract: AppRouter, handle: Operation["handle"]): Operation[] {
+/**
+ * The contract's operations as a list: id, method, path, scope, query parameters, whether a body
+ * comes with them. Each is handled by `handle`, or by its own handler in `own` (the change stream).
+ */
+export function contractOperations(
+  contract: AppRouter,
+  handle: Operation["handle"],
+  own: Readonly<Record<string, Operation["handle"]>> = {},
+): Operation[] {
   return Object.entries(contract).map(([id, route]) => {
     if (!isAppRoute(route)) throw new Error(`the contract must be flat; ${id} is a nested router`);
     if (route.method === "PATCH") {
@@ -44,7 +51,7 @@ export function contractOperations(contract: AppRouter, handle: Operation["handl
       scope,
       hasBody: "body" in route,
       queryNames,
-      handle,
+      handle: own[id] ?? handle,
     };
   });
 }

@@ -43,6 +43,14 @@ function describe(error: ZodError | null, part: Part, schema = ""): string[] {
   return error === null ? [] : error.issues.map((issue) => describeIssue(issue, part, schema));
 }
 
+/** The same refusal for an operation validated outside ts-rest (the change stream): its query and headers. */
+export function parameterRefusal(query: ZodError | null, headers: ZodError | null): ApiError {
+  return new ApiError(
+    ErrorCode.INVALID_PARAMETER,
+    [...describe(query, "query"), ...describe(headers, "header")].join("; "),
+  );
+}
+
 /**
  * Step 5's refusal: the contract's schemas (applied by ts-rest to the path parameters, the query
  * and the body) found problems. One 400 lists every problem, each naming its field:

@@ -234,6 +234,38 @@ export interface WebhookRepository {
   redeliver(delivery: number): Promise<boolean>;
 }
 
+/** A committed change as the log keeps it: its position (the cursor), its type and its event's body. */
+export interface ChangeEntry {
+  position: bigint;
+  type: WebhookEventType;
+  /** The event's JSON (the same bytes as its webhook deliveries), its sequence being `position`. */
+  body: string;
+}
+
+/** What the change log holds now. */
+export interface ChangeBounds {
+  /** The oldest position kept; undefined when none is (nothing committed yet, or all pruned). */
+  first: bigint | undefined;
+  /** The newest position ever given (0 before the first change). */
+  last: bigint;
+}
+
+/**
+ * The log of committed changes: one entry per change (created, updated, deleted), written in the
+ * change's own transaction with a position that only grows in commit order, across instances. A
+ * reader that has seen position n has seen every position below it (see docs/architecture.md).
+ */
+export interface ChangeLog {
+  /** Up to `limit` changes with a position above `cursor`, in position order. */
+  after(cursor: bigint, limit: number): Promise<ChangeEntry[]>;
+  bounds(): Promise<ChangeBounds>;
+  /**
+   * Deletes up to `limit` of the oldest changes committed before `before` (epoch ms), oldest first;
+   * returns how many (fewer than `limit`: nothing older is left).
+   */
+  prune(before: number, limit: number): Promise<number>;
+}
+
 /** How storage is opened: the PostgreSQL pool's settings (SQLite ignores them) and what to tell whom. */
 export interface StorageOptions {
   poolMax: number;
@@ -244,6 +276,8 @@ export interface StorageOptions {
   observeBatch?: BatchObserver;
   /** Told when a commit wrote webhook events (deliveries to make), so that they go out without waiting for a poll. */
   onDeliveries?: () => void;
+  /** Told when a commit wrote changes to the log, so that this instance's streams read them at once. */
+  onChanges?: () => void;
 }
 
 export type BatchObserver = (size: number, seconds: number) => void;
@@ -255,6 +289,7 @@ export interface Storage {
   readonly plants: PlantRepository;
   readonly tokens: TokenRepository;
   readonly webhooks: WebhookRepository;
+  readonly changes: ChangeLog;
   /** True when storage answers a trivial query now. */
   ping(): Promise<boolean>;
   /** Finishes pending writes, then closes. */

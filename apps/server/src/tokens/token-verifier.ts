@@ -76,6 +76,11 @@ export class TokenVerifier {
     return this.refresh().then(() => this.lookup(key));
   }
 
+  /** The credential with this key as the last refresh left it (undefined: revoked or gone); never reads. */
+  current(key: string): Credential | undefined {
+    return this.lookup(key);
+  }
+
   private lookup(key: string): Credential | undefined {
     return this.configured.get(key) ?? this.stored.get(key);
   }

@@ -17,8 +17,11 @@ import { updatePlant } from "../../plants/update-plant.js";
 import type { Metrics } from "../../metrics.js";
 import type { Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
 
-/** ts-rest's router type for the contract (the package does not export its name). */
-type PlantRouter = Parameters<typeof createExpressEndpoints<typeof plantStoreContract>>[1];
+/** The operations ts-rest answers: every one but the change stream (routes/changes.ts). */
+type JsonOperations = Omit<typeof plantStoreContract, "streamPlantChanges">;
+
+/** ts-rest's router type for them (the package does not export its name). */
+type PlantRouter = Parameters<typeof createExpressEndpoints<JsonOperations>>[1];
 
 /** The body of a 200 to a create: the plant without its id (spec rule 1). */
 function plantBody({ name, tag }: StoredPlant): Plant {
@@ -64,7 +67,8 @@ function nextPageLink(limit: number, after: bigint, tag: string | undefined): st
  * and body. ts-rest calls these handlers only with input the contract's schemas accepted.
  */
 export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
-  return initServer().router(plantStoreContract, {
+  const { streamPlantChanges: _stream, ...jsonOperations } = plantStoreContract;
+  return initServer().router(jsonOperations, {
     createPlant: async ({ body, res }) => {
       const outcome = await createPlant(storage.plants, body);
       metrics.countOutcome(outcome.kind);

@@ -1,6 +1,6 @@
 import type { NewPlant } from "@plantstore/contract";
-import { decideDelete, decideExisting, decideUpdate, plantFromRow, type PlantRow } from "../plant-row.js";
-import { webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import { decideDelete, decideExisting, decideUpdate, plantFromRow, plantVersion, type PlantRow } from "../plant-row.js";
+import { EVENT_BODY_END, webhookEventHead, type WebhookEventType } from "@plantstore/contract";
 import type {
   BatchObserver,
   CreateDecision,
@@ -99,22 +99,58 @@ const MAX_BATCH = 256;
 /** The database's clock in epoch milliseconds, one value per statement (as the webhook tables keep time). */
 export const NOW_MS = "(extract(epoch FROM statement_timestamp()) * 1000)::bigint";
 
-/** The active endpoints subscribed to an event type (`$type`), as a CTE body. */
-const subscribersOf = (type: string) =>
-  `SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL AND ' ' || events || ' ' LIKE '% ' || ${type} || ' %'`;
+/**
+ * The change log's part of a statement, after a CTE `events` (event_id, type, body_head, version,
+ * ord: the batch's changes in the order made): each change takes the next position from
+ * plant_change_head and is written to plant_changes with its event's body (its head, then the
+ * position as its sequence); one delivery row per subscribed endpoint carries the same body.
+ *
+ * Why positions follow commit order: the UPDATE of the head row is the last lock the transaction
+ * takes, and it holds it until its COMMIT. A concurrent batch on any instance waits at that UPDATE
+ * until this one has committed (and is visible: PostgreSQL releases a transaction's locks only after
+ * it became visible), then reads the head as this one left it. So a transaction with higher
+ * positions always commits after every one with lower positions, and a reader that sees position n
+ * sees everything below it. A rollback gives the positions back with the head's change: no holes.
+ * The cost is one row update per batch, and batches of changes commit one after another.
+ */
+const LOG_CHANGES_SQL = `
+  counter AS (
+    UPDATE plant_change_head SET position = position + (SELECT count(*) FROM events)
+    WHERE EXISTS (SELECT 1 FROM events)
+    RETURNING position
+  ),
+  numbered AS (
+    SELECT events.event_id, events.type, events.version, events.body_head,
+           (SELECT position FROM counter) - (SELECT count(*) FROM events) + events.ord AS position
+    FROM events
+  ),
+  logged AS (
+    INSERT INTO plant_changes (position, type, version, created_at, body)
+    SELECT position, type, version, ${NOW_MS}, body_head || position::text || '${EVENT_BODY_END}' FROM numbered
+    RETURNING position, type, body
+  ),
+  deliveries AS (
+    INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
+    SELECT numbered.event_id, logged.type, logged.body, ${NOW_MS}, endpoints.id, ${NOW_MS}
+    FROM logged JOIN numbered USING (position)
+    JOIN webhook_endpoints AS endpoints
+      ON endpoints.disabled_at IS NULL AND ' ' || endpoints.events || ' ' LIKE '% ' || logged.type || ' %'
+    ORDER BY logged.position, endpoints.id
+    RETURNING 1
+  )`;
 
 /**
  * One statement for a whole batch: insert every id that does not exist yet (the first request
  * for an id within the batch wins, as if it had arrived first), return what was inserted, and
  * return the existing rows of the other ids for comparison. The unique index decides, as for a
- * single create. When endpoints subscribe to plant.created, each inserted plant's event (its body
- * prepared with the input) is written as one delivery row per endpoint by the same statement, in
- * the batch's one transaction: it commits once for the whole batch, events included (the outbox).
+ * single create. Each inserted plant's change (its event's body prepared with the input) goes to
+ * the change log and to one delivery row per subscribed endpoint by the same statement, in the
+ * batch's one transaction: it commits once for the whole batch, events included (the outbox).
  */
 const CREATE_BATCH_SQL = `
   WITH input AS (
-    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])
-      WITH ORDINALITY AS t(id, name, tag, event_id, body, ord)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+      WITH ORDINALITY AS t(id, name, tag, event_id, body_head, version, ord)
   ),
   inserted AS (
     INSERT INTO plants (id, name, tag)
@@ -122,38 +158,28 @@ const CREATE_BATCH_SQL = `
     ON CONFLICT (id) DO NOTHING
     RETURNING id, name, tag
   ),
-  subscribers AS (${subscribersOf("'plant.created'")}),
-  events AS (
-    SELECT DISTINCT ON (input.id) input.event_id, input.body
+  created AS (
+    SELECT DISTINCT ON (input.id) input.event_id, input.body_head, input.version, input.ord
     FROM inserted JOIN input USING (id)
-    WHERE EXISTS (SELECT 1 FROM subscribers) -- checked once: without endpoints, no per-plant work
     ORDER BY input.id, input.ord
   ),
-  deliveries AS (
-    INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
-    SELECT events.event_id, 'plant.created', events.body, ${NOW_MS}, subscribers.id, ${NOW_MS}
-    FROM events CROSS JOIN subscribers
-    RETURNING 1
-  )
+  events AS (
+    SELECT event_id, 'plant.created'::text AS type, body_head, version, row_number() OVER (ORDER BY ord) AS ord
+    FROM created
+  ),
+  ${LOG_CHANGES_SQL}
   SELECT true AS created, id, name, tag, (SELECT count(*) FROM deliveries)::int AS deliveries FROM inserted
   UNION ALL
   SELECT false AS created, id, name, tag, 0 FROM plants
   WHERE id = ANY($1::bigint[]) AND id NOT IN (SELECT id FROM inserted)`;
 
-/**
- * The events of a delete or change batch (ids, types, bodies), one delivery row per subscribed
- * endpoint, in the batch's own transaction; in the order the changes were made.
- */
+/** The changes of a delete or change batch (in the order made): to the change log and the deliveries. */
 const RECORD_EVENTS_SQL = `
-  WITH deliveries AS (
-    INSERT INTO webhook_deliveries (event_id, type, body, created_at, endpoint, next_attempt_at)
-    SELECT events.event_id, events.type, events.body, ${NOW_MS}, endpoints.id, ${NOW_MS}
-    FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS events(event_id, type, body, ord)
-    JOIN webhook_endpoints AS endpoints
-      ON endpoints.disabled_at IS NULL AND ' ' || endpoints.events || ' ' LIKE '% ' || events.type || ' %'
-    ORDER BY events.ord, endpoints.id
-    RETURNING 1
-  )
+  WITH events AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+      WITH ORDINALITY AS t(event_id, type, body_head, version, ord)
+  ),
+  ${LOG_CHANGES_SQL}
   SELECT count(*)::int AS deliveries FROM deliveries`;
 
 /** The rows a change batch decides on, locked until its commit, in id order (so that batches never wait on each other in a cycle). */
@@ -190,6 +216,8 @@ export class GroupCommit {
     private readonly slots: number,
     private readonly observe: BatchObserver = () => {},
     private readonly onDeliveries: () => void = () => {},
+    /** Told after every committed batch (it may have written changes): a hint to read the log now. */
+    private readonly onChanges: () => void = () => {},
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
@@ -245,6 +273,7 @@ export class GroupCommit {
       const deliveries = await this.sendOnce(batch);
       this.observe(batch.writes.length, (performance.now() - started) / 1000);
       if (deliveries > 0) this.onDeliveries();
+      this.onChanges();
     } catch (error) {
       if (batch.writes.length === 1 || error instanceof StorageUnavailableError || !(error instanceof Error)) {
         for (const write of batch.writes) write.reject(error);
@@ -313,12 +342,14 @@ async function createAll(client: Queryable, plants: NewPlant[]): Promise<Written
 /** One statement for the batch; undefined for a create whose conflicting row vanished meanwhile. */
 async function createOnce(client: Queryable, plants: NewPlant[]): Promise<Written<CreateDecision | undefined>> {
   const timestamp = new Date().toISOString();
+  const versions = plants.map(plantVersion);
   const result = await client.query<PlantRow & { created: boolean; deliveries: number }>(CREATE_BATCH_SQL, [
     plants.map((plant) => plant.id.toString()),
     plants.map((plant) => plant.name),
     plants.map((plant) => plant.tag ?? null),
     plants.map(() => newEventId()),
-    plants.map((plant) => webhookEventBody("plant.created", plant, timestamp)),
+    plants.map((plant, index) => webhookEventHead("plant.created", plant, timestamp, versions[index]!)),
+    versions,
   ]);
   const inserted = new Map<bigint, StoredPlant>();
   const existing = new Map<bigint, StoredPlant>();
@@ -371,16 +402,18 @@ async function deleteAll(client: Queryable, ids: bigint[]): Promise<Written<Dele
   return { decisions, deliveries };
 }
 
-/** Writes the events of a batch's changes (in the order made) as delivery rows; returns how many. */
+/** Writes a batch's changes (in the order made) to the change log and as delivery rows; returns how many deliveries. */
 async function recordEvents(
   client: Queryable,
   events: ReadonlyArray<{ type: WebhookEventType; plant: StoredPlant }>,
   timestamp: string,
 ): Promise<number> {
+  const versions = events.map(({ plant }) => plantVersion(plant));
   const result = await client.query<{ deliveries: number }>(RECORD_EVENTS_SQL, [
     events.map(() => newEventId()),
     events.map(({ type }) => type),
-    events.map(({ type, plant }) => webhookEventBody(type, plant, timestamp)),
+    events.map(({ type, plant }, index) => webhookEventHead(type, plant, timestamp, versions[index]!)),
+    versions,
   ]);
   return result.rows[0]?.deliveries ?? 0;
 }

@@ -164,6 +164,30 @@ const MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION api_tokens_count_change();
     `,
   },
+  {
+    version: 9,
+    name: "change log",
+    // One row per committed change (created, updated, deleted), written in the change's own
+    // transaction: its position, the plant's version and its event's body (what webhooks send and
+    // GET /plants/changes streams). Positions come from the one row of plant_change_head, updated
+    // last in the committing transaction: its row lock is held until COMMIT, so positions are taken
+    // in commit order and a reader that has seen position n has seen every position below it (see
+    // docs/architecture.md, "The change log"). Pruned oldest first by the primary key alone.
+    sql: `
+      CREATE TABLE plant_change_head (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        position bigint NOT NULL
+      );
+      INSERT INTO plant_change_head (position) VALUES (0);
+      CREATE TABLE plant_changes (
+        position   bigint PRIMARY KEY,
+        type       text NOT NULL,
+        version    text NOT NULL,
+        created_at bigint NOT NULL,
+        body       text NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

@@ -45,9 +45,9 @@ export class PostgresPlantRepository implements PlantRepository {
   constructor(
     private readonly db: PostgresDatabase,
     batchSlots: number,
-    options: Pick<StorageOptions, "observeBatch" | "onDeliveries">,
+    options: Pick<StorageOptions, "observeBatch" | "onDeliveries" | "onChanges">,
   ) {
-    this.groupCommit = new GroupCommit(db, batchSlots, options.observeBatch, options.onDeliveries);
+    this.groupCommit = new GroupCommit(db, batchSlots, options.observeBatch, options.onDeliveries, options.onChanges);
   }
 
   create(plant: NewPlant): Promise<CreateDecision> {

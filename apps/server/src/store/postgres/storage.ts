@@ -7,6 +7,7 @@ import { applyMigrations } from "./migrations.js";
 import { PostgresPlantRepository } from "./plant-repository.js";
 import { PostgresTokenRepository } from "./token-repository.js";
 import { PostgresWebhookRepository } from "./webhook-repository.js";
+import { PostgresChangeLog } from "./change-log.js";
 
 /** Storage on PostgreSQL: many server instances may share one database (and one schema). */
 export class PostgresStorage implements Storage {
@@ -14,6 +15,7 @@ export class PostgresStorage implements Storage {
   readonly plants: PostgresPlantRepository;
   readonly tokens: PostgresTokenRepository;
   readonly webhooks: PostgresWebhookRepository;
+  readonly changes: PostgresChangeLog;
   private readonly db: PostgresDatabase;
 
   constructor(
@@ -25,6 +27,7 @@ export class PostgresStorage implements Storage {
     this.plants = new PostgresPlantRepository(this.db, createBatchSlotsFor(options), options);
     this.tokens = new PostgresTokenRepository(this.db);
     this.webhooks = new PostgresWebhookRepository(this.db);
+    this.changes = new PostgresChangeLog(this.db);
   }
 
   async ping(): Promise<boolean> {

@@ -1,7 +1,9 @@
 import type { Database, Statement } from "better-sqlite3";
 import { decideDelete, decideUpdate, plantFromRow } from "../plant-row.js";
-import type { UpdateDecision, VersionCondition } from "../storage.js";
+import type { WebhookEventType } from "@plantstore/contract";
+import type { StoredPlant, UpdateDecision, VersionCondition } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
+import { ChangeWrites } from "./change-writes.js";
 import { EventNotWritten, WebhookWrites, type WebhookWrite } from "./webhook-writes.js";
 
 /** A plant's stored name and tag (an absent tag is null), as a result carries it back. */
@@ -19,7 +21,9 @@ export type WriteOp =
   | { kind: "create"; id: bigint; name: string; tag: string | null }
   | { kind: "update"; id: bigint; name: string; tag: string | null; ifMatch?: VersionCondition }
   | { kind: "delete"; id: bigint; ifMatch?: VersionCondition }
-  | { kind: "webhook"; write: WebhookWrite };
+  | { kind: "webhook"; write: WebhookWrite }
+  /** The change log's retention: up to `limit` of the oldest changes committed before `before` (epoch ms). */
+  | { kind: "prune-changes"; before: number; limit: number };
 
 /** What one write did, tagged with the kind of the write it answers; or how it failed, whatever its kind. */
 export type WriteResult =
@@ -32,6 +36,7 @@ export type WriteResult =
   | { kind: "delete"; removed: null; refused: "not-found" | "precondition-failed" }
   /** What WebhookWrites.run answered. */
   | { kind: "webhook"; value: unknown }
+  | { kind: "prune-changes"; pruned: number }
   | { kind: "failed"; unavailable: boolean; message: string };
 
 /** The result of a write of this kind when it did not fail. */
@@ -46,13 +51,16 @@ export type ResultOf<Kind extends WriteOp["kind"]> = Extract<WriteResult, { kind
 const BOOKKEEPING: ReadonlySet<WebhookWrite["kind"]> = new Set(["claim", "settle", "prune"]);
 
 function isBookkeeping(op: WriteOp): boolean {
-  return op.kind === "webhook" && BOOKKEEPING.has(op.write.kind);
+  // Pruning the change log is bookkeeping too: a prune lost to a power failure is made again.
+  return op.kind === "prune-changes" || (op.kind === "webhook" && BOOKKEEPING.has(op.write.kind));
 }
 
 export interface BatchOutcome {
   results: WriteResult[];
   /** Webhook deliveries the batch's plant changes wrote (in the same commit). */
   deliveries: number;
+  /** Entries the batch wrote to the change log (one per plant change). */
+  changes: number;
 }
 
 /**
@@ -77,6 +85,7 @@ export class BatchTransaction {
   private readonly change: Statement<[string, string | null, bigint]>;
   private readonly remove: Statement<[bigint], { name: string; tag: string | null }>;
   private readonly webhooks: WebhookWrites;
+  private readonly changes: ChangeWrites;
   /** The connection's `synchronous` setting (FULL, as openConnection sets it, unless a batch changed it). */
   private fullSync = true;
 
@@ -92,6 +101,7 @@ export class BatchTransaction {
     this.change = db.prepare("UPDATE plants SET name = ?, tag = ? WHERE id = ?");
     this.remove = db.prepare("DELETE FROM plants WHERE id = ? RETURNING name, tag");
     this.webhooks = new WebhookWrites(db);
+    this.changes = new ChangeWrites(db);
   }
 
   run(ops: readonly WriteOp[]): BatchOutcome {
@@ -102,17 +112,19 @@ export class BatchTransaction {
     try {
       this.begin.run();
       this.webhooks.beginBatch();
+      this.changes.beginBatch();
       for (const op of ops) {
         const outcome = this.runOne(op, now);
         results.push(outcome.result);
         deliveries += outcome.events;
       }
+      const changes = this.changes.endBatch();
       this.commit.run(); // with synchronous=FULL (every batch that changes plants): on disk when this returns
-      return { results, deliveries };
+      return { results, deliveries, changes };
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       const failure = failed(error);
-      return { results: ops.map(() => failure), deliveries: 0 };
+      return { results: ops.map(() => failure), deliveries: 0, changes: 0 };
     }
   }
 
@@ -145,10 +157,27 @@ export class BatchTransaction {
           return this.delete(op, now);
         case "webhook":
           return this.webhook(op.write, now);
+        case "prune-changes":
+          return {
+            result: { kind: "prune-changes", pruned: this.changes.pruneBefore(op.before, op.limit) },
+            events: 0,
+          };
       }
     } catch (error) {
       if (error instanceof EventNotWritten) throw error.cause;
       return { result: failed(error), events: 0 };
+    }
+  }
+
+  /**
+   * A plant change that succeeded: its entry in the change log, then its event's deliveries, in the
+   * change's transaction; returns how many deliveries. Throws EventNotWritten when it cannot: see there.
+   */
+  private record(type: WebhookEventType, plant: StoredPlant, now: number): number {
+    try {
+      return this.webhooks.recordEvent(type, this.changes.record(type, plant, now), now);
+    } catch (error) {
+      throw new EventNotWritten(error);
     }
   }
 
@@ -168,7 +197,7 @@ export class BatchTransaction {
 
   private create({ id, name, tag }: Extract<WriteOp, { kind: "create" }>, now: number): Written {
     if (this.insert.run(id, name, tag).changes === 1) {
-      const events = this.webhooks.recordEvent("plant.created", tag === null ? { id, name } : { id, name, tag }, now);
+      const events = this.record("plant.created", tag === null ? { id, name } : { id, name, tag }, now);
       return { result: { kind: "create", existing: null }, events };
     }
     const existing = this.select.get(id);
@@ -186,7 +215,7 @@ export class BatchTransaction {
     const decision = decideUpdate(current, plantFromRow({ id, name, tag }), ifMatch);
     if (decision.kind !== "updated") return { result: { kind: "update", decision: decision.kind }, events: 0 };
     this.change.run(name, tag, id);
-    const events = this.webhooks.recordEvent("plant.updated", decision.plant, now);
+    const events = this.record("plant.updated", decision.plant, now);
     return { result: { kind: "update", decision: "updated" }, events };
   }
 
@@ -201,7 +230,7 @@ export class BatchTransaction {
     }
     const removed = this.remove.get(id);
     if (removed === undefined) return { result: { kind: "delete", removed: null, refused: "not-found" }, events: 0 };
-    const events = this.webhooks.recordEvent("plant.deleted", plantFromRow({ id, ...removed }), now);
+    const events = this.record("plant.deleted", plantFromRow({ id, ...removed }), now);
     return { result: { kind: "delete", removed }, events };
   }
 }
@@ -228,7 +257,8 @@ type EncodedOp =
   | { kind: "create"; id: string; name: string; tag: string | null }
   | { kind: "update"; id: string; name: string; tag: string | null; ifMatch?: VersionCondition }
   | { kind: "delete"; id: string; ifMatch?: VersionCondition }
-  | { kind: "webhook"; write: WebhookWrite };
+  | { kind: "webhook"; write: WebhookWrite }
+  | { kind: "prune-changes"; before: number; limit: number };
 
 export function encodeOps(ops: readonly WriteOp[]): string {
   return JSON.stringify(ops.map(encodeOp));
@@ -243,6 +273,7 @@ function encodeOp(op: WriteOp): EncodedOp {
     case "delete":
       return { ...op, id: op.id.toString() };
     case "webhook":
+    case "prune-changes":
       return op;
   }
 }
@@ -262,6 +293,7 @@ function decodeOp(op: EncodedOp): WriteOp {
     case "delete":
       return { ...op, id: BigInt(op.id) };
     case "webhook":
+    case "prune-changes":
       return op;
   }
 }

@@ -73,6 +73,7 @@ export class GroupCommit {
     private readonly writer: BatchWriter,
     private readonly observe: BatchObserver = () => {},
     private readonly onDeliveries: () => void = () => {},
+    private readonly onChanges: () => void = () => {},
   ) {}
 
   create(plant: NewPlant): Promise<CreateDecision> {
@@ -95,6 +96,11 @@ export class GroupCommit {
    */
   webhook<T>(write: WebhookWrite): Promise<T> {
     return this.enqueue({ kind: "webhook", write } as const, (result) => result.value as T);
+  }
+
+  /** Prunes the change log (its retention), committed with the next batch; resolves to how many were deleted. */
+  pruneChanges(before: number, limit: number): Promise<number> {
+    return this.enqueue({ kind: "prune-changes", before, limit } as const, (result) => result.pruned);
   }
 
   /** Commits everything queued, then closes the writer: nothing acknowledged is left behind. */
@@ -137,10 +143,11 @@ export class GroupCommit {
     this.pending = [];
     const started = performance.now();
     const settled = this.writer.write(batch.map((item) => item.op)).then(
-      ({ results, deliveries }) => {
+      ({ results, deliveries, changes }) => {
         this.observe(batch.length, (performance.now() - started) / 1000);
         batch.forEach((item, index) => item.settle(results[index]!));
         if (deliveries > 0) this.onDeliveries();
+        if (changes > 0) this.onChanges();
       },
       (error: Error) => batch.forEach((item) => item.reject(error)),
     );
@@ -178,7 +185,7 @@ export class ThreadBatchWriter implements BatchWriter {
 
   write(ops: WriteOp[]): Promise<BatchOutcome> {
     return this.send({ batch: encodeOps(ops) }).then((reply) =>
-      "outcome" in reply ? decodeOutcome(reply.outcome) : { results: [], deliveries: 0 },
+      "outcome" in reply ? decodeOutcome(reply.outcome) : { results: [], deliveries: 0, changes: 0 },
     );
   }
 

@@ -205,6 +205,28 @@ const migrations: readonly Migration[] = [
     before: expandOutboxRows,
     sql: "DROP TABLE webhook_outbox;",
   },
+  {
+    version: 11,
+    sql: `
+      -- The change log: one row per committed change (created, updated, deleted), written in the
+      -- change's own transaction: its position, the plant's version and its event's body (what
+      -- webhooks send and GET /plants/changes streams). Positions come from the one row of
+      -- plant_change_head, as on PostgreSQL; SQLite has one writer at a time, so they follow commit
+      -- order by themselves. Pruned oldest first by the primary key alone.
+      CREATE TABLE plant_change_head (
+        only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+        position INTEGER NOT NULL
+      );
+      INSERT INTO plant_change_head (only_row, position) VALUES (1, 0);
+      CREATE TABLE plant_changes (
+        position   INTEGER PRIMARY KEY,
+        type       TEXT NOT NULL,
+        version    TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        body       TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest version this code knows. */

@@ -2,6 +2,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { PageQuery } from "../storage.js";
 import type { PlantRow } from "../plant-row.js";
 import { deliveriesSql, type DeliveryRow, type EndpointRow } from "../webhook-rows.js";
+import { CHANGE_BOUNDS_SQL, changesAfterSql, type ChangeRow } from "../change-rows.js";
 import { packPage, type PackedPage } from "./plant-pages.js";
 
 /** A token row as the verifier's refresh reads it (see SqliteTokenRepository.changesSince). */
@@ -56,6 +57,8 @@ export class SqliteReads {
   private readonly deliveries: Statement<[number], DeliveryRow>;
   private readonly failedDeliveries: Statement<[number], DeliveryRow>;
   private readonly schema: Statement<[], unknown>;
+  private readonly changesAfter: Statement<[bigint, number], ChangeRow>;
+  private readonly changeBoundsRow: Statement<[], { first: bigint | null; last: bigint }>;
 
   constructor(db: Database) {
     // safeIntegers: plant ids come back as exact bigints, never as doubles.
@@ -91,6 +94,8 @@ export class SqliteReads {
     );
     this.deliveries = db.prepare(deliveriesSql(false, "?"));
     this.failedDeliveries = db.prepare(deliveriesSql(true, "?"));
+    this.changesAfter = db.prepare<[bigint, number], ChangeRow>(changesAfterSql("?", "?")).safeIntegers(true);
+    this.changeBoundsRow = db.prepare<[], { first: bigint | null; last: bigint }>(CHANGE_BOUNDS_SQL).safeIntegers(true);
     // A read of the file itself (SELECT 1 alone would not touch it).
     this.schema = db.prepare("SELECT 1 FROM sqlite_schema LIMIT 1");
   }
@@ -146,6 +151,16 @@ export class SqliteReads {
 
   webhookDeliveries(failedOnly: boolean, limit: number): DeliveryRow[] {
     return (failedOnly ? this.failedDeliveries : this.deliveries).all(limit);
+  }
+
+  /** Up to `limit` changes after `cursor`, in position order (positions exact: bigints). */
+  changes(cursor: bigint, limit: number): ChangeRow[] {
+    return this.changesAfter.all(cursor, limit);
+  }
+
+  /** The oldest position kept (null: none) and the newest given. */
+  changeBounds(): { first: bigint | null; last: bigint } {
+    return this.changeBoundsRow.get()!;
   }
 
   /** Throws when the file cannot be read now. */

@@ -10,6 +10,7 @@ import { SqlitePlantRepository } from "./plant-repository.js";
 import { InlineReader, ThreadReader } from "./reader.js";
 import { SqliteTokenRepository } from "./token-repository.js";
 import { SqliteWebhookRepository } from "./webhook-repository.js";
+import { SqliteChangeLog } from "./change-log.js";
 
 /** `sqlite:<path>` (relative to the working directory), `sqlite:///abs/path` or `sqlite::memory:`. */
 function sqlitePathOf(databaseUrl: string): string {
@@ -63,7 +64,8 @@ function permissionProblem(path: string): Error | undefined {
 
 export function openSqliteStorage(
   databaseUrl: string,
-  options: Pick<StorageOptions, "observeBatch" | "onDeliveries"> & Partial<Pick<StorageOptions, "logger">>,
+  options: Pick<StorageOptions, "observeBatch" | "onDeliveries" | "onChanges"> &
+    Partial<Pick<StorageOptions, "logger">>,
 ): Storage {
   const path = sqlitePathOf(databaseUrl);
   let db: Database.Database;
@@ -80,13 +82,14 @@ export function openSqliteStorage(
   const inMemory = path === ":memory:";
   const writer = inMemory ? new InlineBatchWriter(db) : new ThreadBatchWriter(path);
   const reader = inMemory ? new InlineReader(db) : new ThreadReader(path, options.logger);
-  const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries);
+  const groupCommit = new GroupCommit(writer, options.observeBatch, options.onDeliveries, options.onChanges);
   return {
     kind: "sqlite",
     location: path,
     plants: new SqlitePlantRepository(reader, groupCommit),
     tokens: new SqliteTokenRepository(db, reader),
     webhooks: new SqliteWebhookRepository(reader, groupCommit),
+    changes: new SqliteChangeLog(reader, groupCommit),
     /** Ready means a read of the file works now; false at once while it is locked (reader.ts). */
     async ping() {
       if (!db.open || reader.refusing) return false;

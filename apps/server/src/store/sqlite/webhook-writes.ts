@@ -1,6 +1,6 @@
-import { WEBHOOK_EVENT_TYPES, webhookEventBody, type WebhookEventType } from "@plantstore/contract";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@plantstore/contract";
 import type { Database, Statement } from "better-sqlite3";
-import type { AttemptResult, Claim, ConfiguredChanges, DueDelivery, StoredPlant, WebhookEndpoint } from "../storage.js";
+import type { AttemptResult, Claim, ConfiguredChanges, DueDelivery, WebhookEndpoint } from "../storage.js";
 import {
   dueDeliveryFromRow,
   endpointFromRow,
@@ -34,7 +34,7 @@ export type WebhookWrite =
 export class EventNotWritten extends Error {
   override readonly name = "EventNotWritten";
   constructor(override readonly cause: unknown) {
-    super("a plant change's webhook event could not be written", { cause });
+    super("a plant change's entry in the change log or its webhook event could not be written", { cause });
   }
 }
 
@@ -77,8 +77,6 @@ export class WebhookWrites {
    * write in the batch adds, removes or disables an endpoint (see endpointsChanged).
    */
   private subscribers: Map<string, number[]> | undefined;
-  /** A batch's events share its time: formatted once (RFC 3339), not once per event. */
-  private timestamp: { ms: number; text: string } | undefined;
 
   constructor(private readonly db: Database) {
     this.activeEndpoints = db.prepare("SELECT id, events FROM webhook_endpoints WHERE disabled_at IS NULL");
@@ -114,22 +112,16 @@ export class WebhookWrites {
   }
 
   /**
-   * Writes the event of a plant change that succeeded, one delivery per subscribed endpoint; returns
-   * how many deliveries. Throws EventNotWritten when it cannot: see there.
+   * Writes the event of a plant change that succeeded (its body, as the change log wrote it), one
+   * delivery per subscribed endpoint; returns how many deliveries.
    */
-  recordEvent(type: WebhookEventType, plant: StoredPlant, now: number): number {
-    try {
-      this.subscribers ??= this.readSubscribers();
-      const endpoints = this.subscribers.get(type);
-      if (endpoints === undefined || endpoints.length === 0) return 0;
-      if (this.timestamp?.ms !== now) this.timestamp = { ms: now, text: new Date(now).toISOString() };
-      const eventId = newEventId();
-      const body = webhookEventBody(type, plant, this.timestamp.text);
-      for (const endpoint of endpoints) this.insertDelivery.run(eventId, type, body, now, endpoint, now);
-      return endpoints.length;
-    } catch (error) {
-      throw new EventNotWritten(error);
-    }
+  recordEvent(type: WebhookEventType, body: string, now: number): number {
+    this.subscribers ??= this.readSubscribers();
+    const endpoints = this.subscribers.get(type);
+    if (endpoints === undefined || endpoints.length === 0) return 0;
+    const eventId = newEventId();
+    for (const endpoint of endpoints) this.insertDelivery.run(eventId, type, body, now, endpoint, now);
+    return endpoints.length;
   }
 
   run(write: WebhookWrite, now: number): unknown {
