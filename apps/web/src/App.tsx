@@ -3,12 +3,14 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState, type FormEvent } from "react";
 import { clientFor, describeFailure, forgetToken, savedToken, saveToken } from "./api.js";
 import { Field } from "./Field.js";
+import { LIVE_TEXT, LIVE_WORD, type LiveState } from "./live.js";
 import { QUIET, type Notice, type Say } from "./notice.js";
 import { Store } from "./Store.js";
 
 export function App() {
   const [token, setToken] = useState<string | null>(savedToken);
   const [notice, setNotice] = useState<Notice>(QUIET);
+  const [live, setLive] = useState<LiveState>("connecting");
   const queryClient = useQueryClient();
   const client = useMemo(() => (token === null ? undefined : clientFor(token)), [token]);
 
@@ -34,9 +36,14 @@ export function App() {
       <header className="masthead">
         <h1>Plant Store</h1>
         {client === undefined ? null : (
-          <button type="button" className="quiet" onClick={disconnect}>
-            Disconnect
-          </button>
+          <div className="masthead-end">
+            <p role="status" aria-label="Live updates" className="live" data-state={live} data-label={LIVE_WORD[live]}>
+              {LIVE_TEXT[live]}
+            </p>
+            <button type="button" onClick={disconnect}>
+              Disconnect
+            </button>
+          </div>
         )}
       </header>
       <main>
@@ -64,6 +71,7 @@ export function App() {
             client={client}
             notice={notice}
             say={say}
+            onLive={setLive}
             onAuthFailure={(error) => {
               disconnect();
               say.refuse(error, "token");

@@ -1,9 +1,10 @@
-import type { ListPlantsOptions, PlantStoreClient, VersionedPlant } from "@plantstore/client";
+import type { ListPlantsOptions, PlantChange, PlantStoreClient, VersionedPlant } from "@plantstore/client";
 import { PlantStoreError } from "@plantstore/client";
 import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { newPlantFrom, PAGE_SIZE, plantUpdateFrom, type EditForm, type PlantForm, type StoredPlant } from "./api.js";
 import { Field } from "./Field.js";
+import { useLiveChanges, type LiveState } from "./live.js";
 import type { Notice, Say } from "./notice.js";
 import { rowsOf, withoutPlant, withPlant, type Order, type Pages, type View } from "./pages.js";
 
@@ -37,6 +38,8 @@ export function Store(props: {
   notice: Notice;
   say: Say;
   onAuthFailure: (error: unknown) => void;
+  /** Told where the page's watch of the change stream is (the header shows it). */
+  onLive: (state: LiveState) => void;
 }) {
   const { client, notice, say } = props;
   const queryClient = useQueryClient();
@@ -226,6 +229,55 @@ export function Store(props: {
     closeRow(`${rowMode.kind === "edit" ? "edit" : "delete"}-${plant.id}`);
   }
 
+  // --- Live: the table follows every committed change, from this tab or any other.
+  /** The focus is on something in the row of plant `id`, which is about to go. */
+  const focusIsInRow = (id: bigint) =>
+    (document.activeElement?.closest("tr") as HTMLElement | null)?.dataset.id === String(id);
+  const sameVersion = (etag: string, version: string | undefined) =>
+    version !== undefined && etag.replace(/^W\//, "").replaceAll('"', "") === version;
+  function applyChange(change: PlantChange) {
+    // The changes since a cursor the server no longer keeps are gone: read the list again.
+    if (change.kind === "reset") return void queryClient.invalidateQueries({ queryKey: ["plants"] });
+    const { plant } = change;
+    if (change.kind === "deleted" && focusIsInRow(plant.id)) focusLater("plants");
+    update((data) => (change.kind === "deleted" ? withoutPlant(data, plant.id) : withPlant(data, plant, view)));
+    // The other views kept in the cache are read again when shown.
+    void queryClient.invalidateQueries({ queryKey: ["plants"], refetchType: "none" });
+
+    if (rowMode === null || rowMode.plant.id !== plant.id) return;
+    const whose = describePlant(rowMode.plant);
+    if (change.kind === "deleted") {
+      setRowMode(null);
+      say.refuse(
+        new Error(
+          rowMode.kind === "edit"
+            ? `Someone else deleted ${whose} while you were editing it; there is nothing left to save.`
+            : `Someone else deleted ${whose} already.`,
+        ),
+      );
+    } else if (rowMode.kind === "edit" && !save.isPending && !sameVersion(rowMode.etag, change.version)) {
+      // The form keeps what the person typed; its If-Match still names the version they started
+      // from, so a save is refused (412) and shows them the new version: nothing is overwritten.
+      say.refuse(
+        new Error(
+          `Someone else changed ${whose} while you are editing it: it is now ${describeVersion(plant)}. ` +
+            "Saving will show you their version first; it will not overwrite it.",
+        ),
+      );
+    }
+  }
+  const live = useLiveChanges(client, applyChange, props.onAuthFailure);
+  useEffect(() => {
+    props.onLive(live);
+    // Changes committed between the first page's read and the stream's start are in no event:
+    // once live (the first time), the pages are read again, and every later change arrives.
+    if (live === "live" && !wasLive.current) {
+      wasLive.current = true;
+      void queryClient.invalidateQueries({ queryKey: ["plants"] });
+    }
+  }, [live]);
+  const wasLive = useRef(false);
+
   const filtered = view.name !== "" || view.tag !== "";
   const note = plants.isPending
     ? "Loading…"
@@ -345,7 +397,12 @@ export function Store(props: {
                 const setEditForm = (change: Partial<EditForm>) =>
                   setRowMode({ ...mode, form: { ...mode.form, ...change } });
                 return (
-                  <tr key={String(plant.id)} className="editing" onKeyDown={(event) => onRowKey(event, plant)}>
+                  <tr
+                    key={String(plant.id)}
+                    data-id={String(plant.id)}
+                    className="editing"
+                    onKeyDown={(event) => onRowKey(event, plant)}
+                  >
                     <td className="id">{String(plant.id)}</td>
                     <td>
                       <Field
@@ -395,7 +452,12 @@ export function Store(props: {
               }
               if (mode?.kind === "confirm") {
                 return (
-                  <tr key={String(plant.id)} className="confirming" onKeyDown={(event) => onRowKey(event, plant)}>
+                  <tr
+                    key={String(plant.id)}
+                    data-id={String(plant.id)}
+                    className="confirming"
+                    onKeyDown={(event) => onRowKey(event, plant)}
+                  >
                     <td className="id">{String(plant.id)}</td>
                     <td colSpan={3}>
                       <div className="confirm">
@@ -433,7 +495,7 @@ export function Store(props: {
                 );
               }
               return (
-                <tr key={String(plant.id)}>
+                <tr key={String(plant.id)} data-id={String(plant.id)}>
                   <td className="id">{String(plant.id)}</td>
                   <td>{plant.name}</td>
                   <td>{plant.tag ?? ""}</td>

@@ -152,6 +152,22 @@ describeWith(chromiumTool(), "the web app's look, at 1280 and 375 px, light and 
         await page.keyboard.press("Escape");
       });
 
+      it("is what the README shows (test-results/readme.png, 1280 px, light)", async () => {
+        if (size.width !== 1280 || scheme !== "light") return;
+        // A search as typed, a row in its edit form: the app at work.
+        await page.getByLabel("Search by name").fill("");
+        await page.getByLabel("Filter by tag").fill("tropical");
+        await page.getByLabel("Filter by tag").press("Enter");
+        await page.getByRole("button", { name: "Edit Calathea orbifolia 21 (21)" }).click();
+        await page.getByLabel("New name", { exact: true }).fill("Calathea orbifolia 'Medallion'");
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: new URL("readme.png", RESULTS).pathname });
+        await page.keyboard.press("Escape");
+        await page.getByLabel("Filter by tag").fill("");
+        await page.getByLabel("Filter by tag").press("Enter");
+        await expect.poll(() => page.getByRole("table", { name: "Plants" }).locator("tbody tr").count()).toBe(50);
+      });
+
       it("shows a visible focus ring on what the keyboard reaches", async () => {
         await page.getByLabel("Search by name").focus();
         await page.keyboard.press("Tab");

@@ -125,6 +125,75 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       await expect.poll(() => rows().count()).toBe(60);
     });
 
+    /** The `name` of every list request made since `from` (undefined: none was sent). */
+    const namesAsked = (from: number) =>
+      apiRequests
+        .slice(from)
+        .filter((request) => request.startsWith("GET /plants?"))
+        .map((request) => new URLSearchParams(request.slice(request.indexOf("?"))).get("name") ?? undefined);
+    const shownIds = () => rows().locator("td:first-child").allTextContents();
+
+    it("finds plants by name prefix in any case as you type, with the tag too, asking once typing pauses", async () => {
+      const before = apiRequests.length;
+      const search = page.getByLabel("Search by name");
+      await search.focus();
+      await page.keyboard.type("pLaNt 1"); // seven keys, typed without a pause
+      await expect.poll(shownIds).toEqual(["1", ...Array.from({ length: 10 }, (_, index) => String(10 + index))]);
+      const asked = namesAsked(before);
+      // Debounced: fewer requests than keys (one, unless the machine paused the typing), the last for all of it.
+      expect(asked.length, asked.join(", ")).toBeLessThan(7);
+      expect(asked.at(-1)).toBe("pLaNt 1");
+      expect(await page.getByText("11 plants shown.").count()).toBe(1);
+
+      await page.getByLabel("Filter by tag").fill("tropical");
+      await page.getByLabel("Filter by tag").press("Enter");
+      await expect.poll(shownIds).toEqual(["10"]);
+      const last = apiRequests.at(-1)!;
+      expect(new URLSearchParams(last.slice(last.indexOf("?"))).get("tag")).toBe("tropical");
+
+      await search.fill("no plant is called this");
+      await search.press("Enter");
+      await expect.poll(() => page.getByText("No plant matches.").count()).toBe(1);
+      await search.fill("");
+      await page.getByLabel("Filter by tag").fill("");
+      await search.press("Enter");
+      await expect.poll(() => rows().count()).toBe(60);
+    });
+
+    it("cancels the request of a search typed on before it was answered (AbortSignal)", async () => {
+      // The answer to "Plant 2" is held until the page has moved on to "Plant 25".
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let seen!: () => void;
+      const asked = new Promise<void>((resolve) => (seen = resolve));
+      const matches = (url: URL) => url.pathname === "/plants" && url.searchParams.get("name") === "Plant 2";
+      await page.route(matches, async (route) => {
+        seen();
+        await held;
+        await route.continue().catch(() => undefined); // the page has aborted it: nothing to continue
+      });
+      const aborted = new Promise<string>((resolve) =>
+        page.on("requestfailed", (request) => {
+          if (matches(new URL(request.url()))) resolve(request.failure()?.errorText ?? "");
+        }),
+      );
+      const search = page.getByLabel("Search by name");
+      await search.fill("Plant 2");
+      await search.press("Enter");
+      await asked;
+      await search.fill("Plant 25");
+      await search.press("Enter");
+      expect(await aborted).toBe("net::ERR_ABORTED");
+      release();
+      await page.unroute(matches);
+      await expect.poll(shownIds).toEqual(["25"]);
+      // The abort was the page's own doing, not a problem.
+      problems.splice(0, problems.length, ...problems.filter((problem) => !problem.includes("name=Plant")));
+      await search.fill("");
+      await search.press("Enter");
+      await expect.poll(() => rows().count()).toBe(60);
+    });
+
     it("adds a plant with an id above 2^53, shown and stored digit for digit", async () => {
       await page.getByLabel("Id", { exact: true }).fill(String(BIG_ID));
       await page.getByLabel("Name", { exact: true }).fill("Big Fern");
@@ -141,6 +210,26 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       const stored = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN }).getPlant(BIG_ID);
       expect(stored).toEqual({ id: BIG_ID, name: "Big Fern", tag: "huge" });
       expect(apiRequests.filter((request) => request === "POST /plants")).toHaveLength(1);
+    });
+
+    it("sorts by id, descending and back, from the Id column's header", async () => {
+      const sort = page.getByRole("button", { name: "Id", exact: true });
+      const header = page.getByRole("columnheader", { name: "Id" });
+      await sort.click();
+      await expect.poll(() => header.getAttribute("aria-sort")).toBe("descending");
+      await expect.poll(async () => (await shownIds()).slice(0, 3)).toEqual([String(BIG_ID), "60", "59"]);
+      const last = apiRequests.at(-1)!;
+      expect(new URLSearchParams(last.slice(last.indexOf("?"))).get("order")).toBe("desc");
+      // The next page goes on downwards.
+      await page.getByRole("button", { name: "Load more" }).click();
+      await expect.poll(() => rows().count()).toBe(61);
+      expect(await shownIds()).toEqual([
+        String(BIG_ID),
+        ...Array.from({ length: 60 }, (_, index) => String(60 - index)),
+      ]);
+      await sort.click();
+      await expect.poll(() => header.getAttribute("aria-sort")).toBe("ascending");
+      await expect.poll(async () => (await shownIds()).slice(0, 3)).toEqual(["1", "2", "3"]);
     });
 
     it("refuses an invalid plant in the page, beside the field and announced, sending nothing; the next try clears it", async () => {
@@ -354,6 +443,99 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
     });
 
     it("had no console error, no uncaught error, no dialog and no request to another origin", () => {
+      expect(problems).toEqual([]);
+    });
+  });
+
+  describe("from the keyboard alone", () => {
+    let server: DisposableServer;
+    let page: Page;
+    let problems: string[];
+    beforeAll(async () => {
+      server = await startDisposableServer({ tokens: [TOKEN], prefix: "plantstore-web-keys-" });
+      const client = createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+      for (let id = 1; id <= 55; id++) await client.createPlant({ id, name: `Plant ${id}` });
+      page = await browser.newPage();
+      problems = watch(page, new URL(server.url).origin);
+    });
+    afterAll(async () => {
+      await page?.close();
+      await server?.close();
+    });
+
+    /** What has the focus: its accessible name as the tests use it (aria-label, label, or text). */
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        if (element === null) return "";
+        const label = element.id === "" ? null : document.querySelector(`label[for="${element.id}"]`);
+        // Text as read aloud: without what is aria-hidden (the sort arrow).
+        const text = element.cloneNode(true) as HTMLElement;
+        for (const hidden of text.querySelectorAll("[aria-hidden=true]")) hidden.remove();
+        return element.getAttribute("aria-label") ?? label?.textContent ?? text.textContent ?? "";
+      });
+    /** Presses Tab (or Shift+Tab) until `name` has the focus: what a person does, without a mouse. */
+    async function tabTo(name: string, key = "Tab") {
+      for (let presses = 0; presses < 250; presses++) {
+        if ((await focused()) === name) return;
+        await page.keyboard.press(key);
+      }
+      throw new Error(`${key} never reached ${name} (the focus is on ${await focused()})`);
+    }
+    const rows = () => page.getByRole("table", { name: "Plants" }).locator("tbody tr");
+
+    it("connects, loads more, sorts, finds, edits and deletes with Tab, Enter, Escape and typing", async () => {
+      await page.goto(`${server.url}/`);
+      await tabTo("API token");
+      await page.keyboard.press("Enter"); // empty: refused, the focus stays in the field
+      await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/^API token: /);
+      await page.keyboard.type(TOKEN);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows().count()).toBe(50);
+
+      await tabTo("Load more");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows().count()).toBe(55);
+
+      await tabTo("Id", "Shift+Tab");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows().locator("td:first-child").first().textContent()).toBe("55");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows().locator("td:first-child").first().textContent()).toBe("1");
+
+      await tabTo("Search by name", "Shift+Tab");
+      await page.keyboard.type("plant 3");
+      await expect.poll(() => rows().count()).toBe(11); // 3, 30–39
+
+      await tabTo("Edit Plant 31 (31)");
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("New name");
+      await page.keyboard.press("Escape");
+      await expect.poll(focused).toBe("Edit Plant 31 (31)");
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("New name");
+      await page.keyboard.press("ControlOrMeta+A");
+      await page.keyboard.type("Plant 31 renamed");
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("Edit Plant 31 renamed (31)");
+      expect(await page.getByRole("status", { name: "Outcome" }).textContent()).toBe("Saved Plant 31 renamed (31).");
+
+      await page.keyboard.press("Tab");
+      expect(await focused()).toBe("Delete Plant 31 renamed (31)");
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("Keep Plant 31 renamed (31)");
+      await page.keyboard.press("Enter"); // Keep: nothing deleted, back on Delete
+      await expect.poll(focused).toBe("Delete Plant 31 renamed (31)");
+      await page.keyboard.press("Enter");
+      await expect.poll(focused).toBe("Keep Plant 31 renamed (31)");
+      await page.keyboard.press("Shift+Tab");
+      expect(await focused()).toBe("Yes, delete Plant 31 renamed (31)");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows().count()).toBe(10);
+      const gone = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN })
+        .getPlant(31)
+        .catch((error: unknown) => error);
+      expect(gone).toMatchObject({ status: 404 });
       expect(problems).toEqual([]);
     });
   });
