@@ -12,6 +12,7 @@ const EXPOSED = [
   "Link",
   "X-Request-Id",
   "Plant-Store-Outcome",
+  "Plant-Store-Count",
   "Retry-After",
   "RateLimit",
   "RateLimit-Policy",

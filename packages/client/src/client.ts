@@ -1,11 +1,15 @@
 import {
+  COUNT_HEADER,
   ErrorBody,
   ListPlantsQuery,
+  parseCountHeader,
   OUTCOME_HEADER as PLANT_OUTCOME_HEADER,
   PlantId,
   PlantIdPath,
   plantStoreContract,
   stringifyExactJson,
+  type ListOrder,
+  type ListPlantsQueryInput,
   type NewPlantInput,
   type Plant,
   type PlantUpdate,
@@ -94,25 +98,45 @@ export type PlantIdInput = bigint | number;
 export interface ListPlantsOptions {
   /** Plants the page holds at most: 1 to `LIST_LIMIT_MAX` (1000); the server's default is 100. */
   limit?: number;
-  /** Only plants with a greater id: the `next` cursor of the previous page. */
+  /** Only plants after this id in the page's order: the `next` cursor of the previous page. */
   after?: PlantIdInput;
+  /** `asc` (ascending signed id, the default) or `desc`. */
+  order?: ListOrder;
   /** Only plants with exactly this tag. */
   tag?: string;
+  /** Only plants whose name starts with this text; ASCII letters match either case (A–Z = a–z). */
+  name?: string;
+  /** Also count the plants that match `tag` and `name` (bounded: see `PlantPage.count`). */
+  count?: boolean;
+}
+
+/** How many plants match a listing's filters: `count` exactly, or more than `count` when `more`. */
+export interface PlantCount {
+  /** The exact number when `more` is false; otherwise the bound (`LIST_COUNT_MAX`, 1000). */
+  count: number;
+  /** True when more than `count` plants match (the server counts only up to its bound). */
+  more: boolean;
 }
 
 export interface PlantPage {
-  /** The page's plants, in ascending (signed) id order. */
+  /** The page's plants, in the order asked for (ascending signed id unless `order: "desc"`). */
   plants: StoredPlant[];
   /**
    * The cursor of the following page (the `after` of the server's `Link: <…>; rel="next"`), or
-   * undefined on the last page: pass it as `after`, with the same `tag`, to read on.
+   * undefined on the last page: pass it as `after`, with the same `order`, `tag` and `name`, to read on.
    */
   next: bigint | undefined;
+  /** With `count: true`: how many plants match the filters (all pages); otherwise undefined. */
+  count?: PlantCount;
 }
 
 export interface PlantsOptions extends CallOptions {
   /** Only plants with exactly this tag. */
   tag?: string;
+  /** Only plants whose name starts with this text; ASCII letters match either case. */
+  name?: string;
+  /** `asc` (ascending signed id, the default) or `desc`. */
+  order?: ListOrder;
   /** Plants fetched per request (1 to 1000; default: the server's, 100). */
   pageSize?: number;
   /** Start after this id (e.g. the last id a previous run saw). */
@@ -141,7 +165,7 @@ export interface PlantStoreClient {
   getPlant(id: PlantIdInput, options?: CallOptions): Promise<StoredPlant>;
   /** Reads one page of plants in id order, and the cursor of the next page. */
   listPlants(query?: ListPlantsOptions, options?: CallOptions): Promise<PlantPage>;
-  /** Every plant (with `tag`: every plant with that tag) in id order, fetched page by page. */
+  /** Every plant (with `tag`, `name`: every plant that matches) in id order, fetched page by page. */
   plants(options?: PlantsOptions): AsyncGenerator<StoredPlant, void, undefined>;
   /** Reads one plant with its ETag (for `ifMatch`); an id no plant has throws not-found. */
   readPlant(id: PlantIdInput, options?: CallOptions): Promise<VersionedPlant>;
@@ -339,23 +363,28 @@ export function createClientWith(
     );
     if (answer.status !== 200) throw unreachable(answer.status);
     try {
-      return { plants: answer.body, next: nextCursorOf(answer.headers.get("link")) };
+      const next = nextCursorOf(answer.headers.get("link"));
+      if (query.count !== true) return { plants: answer.body, next };
+      return { plants: answer.body, next, count: countOf(answer.headers.get(COUNT_HEADER)) };
     } catch (error) {
       throw error instanceof PlantStoreError ? error.withAttempts(attempts) : error;
     }
   }
 
   async function* plants(iteratorOptions: PlantsOptions = {}): AsyncGenerator<StoredPlant, void, undefined> {
-    const { tag, pageSize, signal } = iteratorOptions;
+    const { tag, name, order, pageSize, signal } = iteratorOptions;
+    const descending = order === "desc";
     let after = iteratorOptions.after === undefined ? undefined : BigInt(idText(iteratorOptions.after, "after"));
+    const beyond = (id: bigint, than: bigint) => (descending ? id < than : id > than);
     for (;;) {
-      const page = await listPlants({ limit: pageSize, after, tag }, { signal });
+      const requested = after;
+      const page = await listPlants({ limit: pageSize, after, order, tag, name }, { signal });
       for (const plant of page.plants) {
         // Keyset pages only move forward; a server that went back would make this loop forever.
-        if (after !== undefined && plant.id <= after) {
+        if (after !== undefined && (descending ? plant.id >= after : plant.id <= after)) {
           throw new PlantStoreError({
             kind: "unexpected-response",
-            message: `the server listed plant ${plant.id} after plant ${after}: pages must be in ascending id order`,
+            message: `the server listed plant ${plant.id} after plant ${after}: pages must be in ${descending ? "descending" : "ascending"} id order`,
             status: 200,
           });
         }
@@ -363,13 +392,20 @@ export function createClientWith(
         yield plant;
       }
       if (page.next === undefined) return;
-      if (after === undefined || page.next !== after) {
+      // The next page starts after the page's last plant, or, when the server read further than the
+      // plants it found (a name prefix's page may end early, even empty), after the last plant it
+      // read: never before the last plant, and always beyond where this page started.
+      if (
+        (after !== undefined && beyond(after, page.next)) ||
+        (requested !== undefined && !beyond(page.next, requested))
+      ) {
         throw new PlantStoreError({
           kind: "unexpected-response",
-          message: `the server's next page starts after ${page.next}, not after the page's last plant (${after ?? "none"})`,
+          message: `the server's next page starts after ${page.next}, before the page's last plant (${after ?? "none"}) or not beyond where the page started (${requested ?? "none"})`,
           status: 200,
         });
       }
+      after = page.next;
     }
   }
 
@@ -520,11 +556,14 @@ function idText(id: unknown, field: string): string {
 }
 
 /** The query of GET /plants as text, checked with the contract's own schema before sending. */
-function listQuery({ limit, after, tag }: ListPlantsOptions): { limit?: string; after?: string; tag?: string } {
+function listQuery({ limit, after, order, tag, name, count }: ListPlantsOptions): ListPlantsQueryInput {
   const query = {
     ...(limit !== undefined && { limit: String(limit) }),
     ...(after !== undefined && { after: idText(after, "after") }),
+    ...(order !== undefined && { order }),
     ...(tag !== undefined && { tag }),
+    ...(name !== undefined && { name }),
+    ...(count !== undefined && { count: count ? ("true" as const) : ("false" as const) }),
   };
   const checked = ListPlantsQuery.safeParse(query);
   if (!checked.success) {
@@ -563,6 +602,17 @@ export function nextCursorOf(linkHeader: string | null): bigint | undefined {
     });
   }
   return undefined;
+}
+
+/** The Plant-Store-Count header of a page asked with `count: true`, which must carry it. */
+function countOf(header: string | null): PlantCount {
+  const count = header === null ? undefined : parseCountHeader(header);
+  if (count !== undefined) return count;
+  throw new PlantStoreError({
+    kind: "unexpected-response",
+    message: `the server's ${COUNT_HEADER} header is ${header === null ? "missing" : `not a count: ${header.slice(0, 40)}`}`,
+    status: 200,
+  });
 }
 
 /** The ETag of a 200 that must carry one (GET and PUT of a plant). */

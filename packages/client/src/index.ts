@@ -22,6 +22,7 @@ export {
   type DeleteOutcome,
   type DeletePlantResult,
   type ListPlantsOptions,
+  type PlantCount,
   type PlantIdInput,
   type PlantPage,
   type PlantsOptions,
@@ -48,8 +49,10 @@ export {
 } from "./watch.js";
 export { ServerSentEventParser, type ServerSentEvent } from "./server-sent-events.js";
 export {
+  LIST_COUNT_MAX,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
+  type ListOrder,
   type NewPlantInput,
   type Plant,
   type PlantUpdate,

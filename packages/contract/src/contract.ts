@@ -78,7 +78,7 @@ export const plantStoreContract = c.router(
       path: "/plants",
       summary: "List plants",
       description:
-        'Answers a page of stored plants as a JSON array, in ascending id order (signed 64-bit: -2^63 first). Pages are keyset-paginated: `after` is the last id of the previous page, so pages stay stable while plants are created and deleted and a deep page is as fast as the first. When more plants follow, the `Link` header has the relative URL of the next page (rel="next"); following it from the first page visits every plant exactly once.',
+        'Answers a page of stored plants as a JSON array, in ascending id order (signed 64-bit: -2^63 first), or descending with `order=desc`. `tag` keeps the plants with exactly that tag, `name` those whose name starts with the given text (ASCII letters in either case), both together those that match both. Pages are keyset-paginated: `after` is the last id of the previous page, so pages stay stable while plants are created and deleted and a deep page is as fast as the first. When more plants follow, the `Link` header has the relative URL of the next page (rel="next"), with the same `limit`, `order`, `tag`, `name` and `count`; following it from the first page visits every matching plant exactly once. With `count=true`, the Plant-Store-Count header says how many plants match, up to 1000 (`>1000` above).',
       query: ListPlantsQuery,
       responses: { 200: z.array(StoredPlant).max(LIST_LIMIT_MAX), ...failures },
     },

@@ -17,12 +17,17 @@ export {
   type ErrorCodeValue,
 } from "./error.js";
 export {
+  COUNT_HEADER,
+  countHeaderValue,
   INT64_MAX,
   INT64_MIN,
   hasLoneSurrogate,
   LIST_LIMIT_DEFAULT,
+  LIST_COUNT_MAX,
   LIST_LIMIT_MAX,
+  LIST_ORDERS,
   ListPlantsQuery,
+  parseCountHeader,
   NAME_MAX_LENGTH,
   OUTCOME_HEADER,
   NewPlant,
@@ -34,6 +39,8 @@ export {
   PlantUpdate,
   StoredPlant,
   TAG_MAX_LENGTH,
+  type ListOrder,
+  type ListPlantsQueryInput,
   type NewPlantInput,
 } from "./plant.js";
 export { isScope, SCOPES, type OperationMetadata, type Scope } from "./scopes.js";

@@ -3,7 +3,15 @@ import { generateOpenApi } from "@ts-rest/open-api";
 import type { ParameterObject, ReferenceObject } from "openapi3-ts";
 import { plantStoreContract } from "./contract.js";
 import { ErrorCode, errorCatalogue, statusOfErrorCode, type ErrorCodeName } from "./error.js";
-import { INT64_MAX, INT64_MIN, NAME_MAX_LENGTH, OUTCOME_HEADER, TAG_MAX_LENGTH } from "./plant.js";
+import {
+  COUNT_HEADER,
+  INT64_MAX,
+  INT64_MIN,
+  LIST_COUNT_MAX,
+  NAME_MAX_LENGTH,
+  OUTCOME_HEADER,
+  TAG_MAX_LENGTH,
+} from "./plant.js";
 import { SCOPES, type OperationMetadata } from "./scopes.js";
 import { ETAG_HEADER } from "./conditional.js";
 import { CHANGE_STREAM_CONTENT_TYPE } from "./changes.js";
@@ -117,7 +125,7 @@ const RESPONSE_DESCRIPTIONS: Record<OperationId, Record<string, string>> = {
     404: "No plant has this id.",
   },
   listPlants: {
-    200: "A page of stored plants in ascending id order; the Link header points to the next page when there is one.",
+    200: "A page of stored plants in id order (ascending, or descending with order=desc), filtered by tag and name prefix when given; the Link header points to the next page when there is one, and with count=true the Plant-Store-Count header counts the matching plants.",
     400: "A query parameter is invalid, repeated or unknown (the message names it), or the HTTP request itself is malformed.",
   },
   updatePlant: {
@@ -186,8 +194,12 @@ const HEADERS = {
     text(66, '^"[A-Za-z0-9_-]{1,64}"$'),
   ),
   nextPage: header(
-    'RFC 8288: `</plants?limit=…&after=<last id>[&tag=…]>; rel="next"`, a relative reference to the next page. Present only when more plants follow.',
-    text(512, '^</plants\\?[^>]{1,490}>; rel="next"$'),
+    'RFC 8288: `</plants?limit=…&after=<last id>[&order=desc][&tag=…][&name=…][&count=true]>; rel="next"`, a relative reference to the next page, with the same query but `after` (values percent-encoded). Present only when more plants follow.',
+    text(4096, '^</plants\\?[^>]{1,4070}>; rel="next"$'),
+  ),
+  count: header(
+    `With count=true only: how many plants match the query's tag and name (on all pages), counted up to ${LIST_COUNT_MAX}: the exact number, or \`>${LIST_COUNT_MAX}\` when more match.`,
+    text(5, `^(>${LIST_COUNT_MAX}|0|[1-9][0-9]{0,3})$`),
   ),
 };
 
@@ -198,7 +210,7 @@ function headersOf(id: OperationId, status: string): Json {
       id === "createPlant"
         ? { [OUTCOME_HEADER]: HEADERS.outcome }
         : id === "listPlants"
-          ? { Link: HEADERS.nextPage }
+          ? { Link: HEADERS.nextPage, [COUNT_HEADER]: HEADERS.count }
           : id === "streamPlantChanges"
             ? {}
             : { [ETAG_HEADER]: HEADERS.etag },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INT64_MAX, INT64_MIN, NewPlant, Plant } from "./plant.js";
+import { countHeaderValue, INT64_MAX, INT64_MIN, ListPlantsQuery, NewPlant, parseCountHeader, Plant } from "./plant.js";
 
 function issues(body: unknown): string[] {
   const result = NewPlant.safeParse(body);
@@ -94,5 +94,47 @@ describe("NewPlant strictness", () => {
 describe("Plant", () => {
   it("has no id", () => {
     expect(Object.keys(Plant.shape)).toEqual(["name", "tag"]);
+  });
+});
+
+describe("ListPlantsQuery: name, order, count", () => {
+  const refusal = (query: Record<string, string>) => {
+    const result = ListPlantsQuery.safeParse(query);
+    return result.success ? [] : result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+  };
+
+  it("takes a name prefix as sent (no trimming, %, _ and non-ASCII letters included), an order and a count", () => {
+    expect(ListPlantsQuery.parse({ name: " Mon%_é", order: "desc", count: "true" })).toEqual({
+      name: " Mon%_é",
+      order: "desc",
+      count: true,
+    });
+    expect(ListPlantsQuery.parse({ order: "asc", count: "false" })).toEqual({ order: "asc", count: false });
+    expect(ListPlantsQuery.parse({})).toEqual({});
+  });
+
+  it.each([
+    [{ name: "" }, "name: must not be empty"],
+    [{ name: "x".repeat(257) }, "name: must be at most 256 characters"],
+    [{ name: "a\u0000" }, "name: must not contain control characters"],
+    [{ name: "\uD800" }, "name: must be well-formed Unicode (no lone surrogates)"],
+    [{ order: "DESC" }, "order: must be asc or desc"],
+    [{ order: "" }, "order: must be asc or desc"],
+    [{ count: "1" }, "count: must be true or false"],
+    [{ count: "TRUE" }, "count: must be true or false"],
+  ])("refuses %j", (query, message) => {
+    expect(refusal(query)).toEqual([message]);
+  });
+});
+
+describe("the count header", () => {
+  it("is the exact count up to the bound, and >bound above it; read back as the client reads it", () => {
+    expect(countHeaderValue(0)).toBe("0");
+    expect(countHeaderValue(1000)).toBe("1000");
+    expect(countHeaderValue(1001)).toBe(">1000");
+    expect(parseCountHeader("0")).toEqual({ count: 0, more: false });
+    expect(parseCountHeader("57")).toEqual({ count: 57, more: false });
+    expect(parseCountHeader(">1000")).toEqual({ count: 1000, more: true });
+    for (const bad of ["", "01", "-1", ">", "1e3", " 5", "5 "]) expect(parseCountHeader(bad)).toBeUndefined();
   });
 });

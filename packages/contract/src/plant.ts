@@ -152,6 +152,33 @@ export const PlantIdPath = idText("The plant's id: a decimal int64, kept exact."
 export const LIST_LIMIT_MAX = 1000;
 export const LIST_LIMIT_DEFAULT = 100;
 
+/** The orders a page can be in: by id, ascending (the default) or descending. */
+export const LIST_ORDERS = ["asc", "desc"] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+
+/**
+ * Response header of `GET /plants?count=true`: how many plants match the filters, counted up to
+ * LIST_COUNT_MAX: the exact number (`0` … `1000`), or `>1000` when more match. Counting is bounded so
+ * that it costs the same in a store of any size (an exact count reads every matching row).
+ */
+export const COUNT_HEADER = "Plant-Store-Count";
+export const LIST_COUNT_MAX = 1000;
+
+/** The value of COUNT_HEADER for `counted` plants, of which at most LIST_COUNT_MAX + 1 were counted. */
+export function countHeaderValue(counted: number): string {
+  return counted > LIST_COUNT_MAX ? `>${LIST_COUNT_MAX}` : String(counted);
+}
+
+/**
+ * A COUNT_HEADER value read back: `{ count, more: false }` for an exact count, `{ count:
+ * LIST_COUNT_MAX, more: true }` for `>1000`; undefined when it is neither.
+ */
+export function parseCountHeader(value: string): { count: number; more: boolean } | undefined {
+  const match = /^(>)?(0|[1-9][0-9]{0,8})$/.exec(value);
+  if (match === null) return undefined;
+  return { count: Number(match[2]), more: match[1] === ">" };
+}
+
 /** The query of `GET /plants`. Every value arrives as text; unknown parameters are refused. */
 export const ListPlantsQuery = z
   .object({
@@ -172,11 +199,38 @@ export const ListPlantsQuery = z
         description: `How many plants a page holds at most (1–${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}).`,
       },
     ),
-    after: idText("Only plants with a greater id: the id of the last plant of the previous page.").optional(),
+    after: idText(
+      "Only plants after this id in the page order (`order=asc`: a greater id; `desc`: a smaller one): the id of the last plant of the previous page.",
+    ).optional(),
+    order: openApiMeta(z.enum(LIST_ORDERS, { errorMap: () => ({ message: "must be asc or desc" }) }).optional(), {
+      default: "asc",
+      description:
+        "The page order: `asc` (ascending signed id, -2^63 first; the default) or `desc` (descending id). `after` moves forward in this order.",
+    }),
     tag: plantText("tag", TAG_MAX_LENGTH, "Only plants with exactly this tag.", "indoor").optional(),
+    name: plantText(
+      "name",
+      NAME_MAX_LENGTH,
+      "Only plants whose name starts with this text. ASCII letters match either case (A–Z = a–z); every other character matches only itself (no Unicode case folding, no normalisation; `%` and `_` are plain characters, not wildcards).",
+      "mon",
+    ).optional(),
+    count: openApiMeta(
+      z
+        .enum(["true", "false"], { errorMap: () => ({ message: "must be true or false" }) })
+        .transform((value) => value === "true")
+        .optional(),
+      {
+        type: "string",
+        enum: ["true", "false"],
+        default: "false",
+        description: `With \`true\`, the answer's ${COUNT_HEADER} header counts the plants that match \`tag\` and \`name\` (on every page, not only this one): the exact number up to ${LIST_COUNT_MAX}, or \`>${LIST_COUNT_MAX}\` above (counting is bounded, so it stays cheap in a store of any size).`,
+      },
+    ),
   })
   .strict();
 export type ListPlantsQuery = z.output<typeof ListPlantsQuery>;
+/** The query as sent: every value text (what a client puts in the URL). */
+export type ListPlantsQueryInput = z.input<typeof ListPlantsQuery>;
 
 /** A plant as the store answers it: the id is not part of it (spec rule 1). */
 export const Plant = openApiMeta(

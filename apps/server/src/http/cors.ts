@@ -15,6 +15,7 @@ const EXPOSED_HEADERS = [
   "Link",
   "X-Request-Id",
   "Plant-Store-Outcome",
+  "Plant-Store-Count",
   "Retry-After",
   "RateLimit",
   "RateLimit-Policy",

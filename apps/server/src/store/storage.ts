@@ -41,11 +41,27 @@ export type UpdateDecision =
   /** The condition did not hold (the plant changed, or does not exist); nothing was changed. */
   | { kind: "precondition-failed" };
 
-/** A page request: at most `limit` plants with an id above `after` (and this `tag`), in id order. */
-export interface PageQuery {
+/** Which plants a list or count is about: with exactly this tag, and a name starting with this prefix. */
+export interface PlantFilter {
+  tag?: string;
+  /** A name prefix; A–Z match a–z (see plant-queries.ts). */
+  name?: string;
+}
+
+/** A page request: at most `limit` plants after `after` in the page's order (ascending id unless `desc`). */
+export interface PageQuery extends PlantFilter {
   limit: number;
   after?: bigint;
-  tag?: string;
+  order?: "asc" | "desc";
+}
+
+/**
+ * A page of a name prefix read in id order through a bounded window (see PlantRepository.scan): the
+ * matching plants (up to the query's limit + 1), and, when the window was full, its last plant's id.
+ */
+export interface ScannedPage {
+  plants: StoredPlant[];
+  windowEnd?: bigint;
 }
 
 export interface PlantRepository {
@@ -60,8 +76,19 @@ export interface PlantRepository {
   delete(id: bigint, ifMatch?: VersionCondition): Promise<DeleteDecision>;
   /** Reads one committed plant. */
   find(id: bigint): Promise<StoredPlant | undefined>;
-  /** Committed plants in ascending (signed) id order: keyset pagination, as fast deep as at the start. */
+  /**
+   * Committed plants in (signed) id order, ascending or descending: keyset pagination, as fast deep
+   * as at the start. With a name, through the name's range of keys, which it reads whole: for a
+   * range countUpTo found small.
+   */
   list(page: PageQuery): Promise<StoredPlant[]>;
+  /**
+   * The plants of a name prefix among at most `window` plants (of the tag, if any) after the cursor,
+   * in the page's order: up to `limit` + 1 of them, and the window's last id when it was full.
+   */
+  scan(page: PageQuery & { name: string }, window: number): Promise<ScannedPage>;
+  /** How many plants match the filter, counting no further than `upTo`. */
+  countUpTo(filter: PlantFilter, upTo: number): Promise<number>;
   count(): Promise<number>;
 }
 

@@ -1,6 +1,9 @@
 import {
+  COUNT_HEADER,
+  countHeaderValue,
   ErrorCode,
   ETAG_HEADER,
+  LIST_COUNT_MAX,
   LIST_LIMIT_DEFAULT,
   OUTCOME_HEADER,
   plantStoreContract,
@@ -12,10 +15,10 @@ import { initServer, type createExpressEndpoints } from "@ts-rest/express";
 import { createPlant } from "../../plants/create-plant.js";
 import { deletePlant } from "../../plants/delete-plant.js";
 import { getPlant } from "../../plants/get-plant.js";
-import { listPlants } from "../../plants/list-plants.js";
+import { countPlants, listPlants } from "../../plants/list-plants.js";
 import { updatePlant } from "../../plants/update-plant.js";
 import type { Metrics } from "../../metrics.js";
-import type { Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
+import type { PageQuery, Storage, StoredPlant, VersionCondition } from "../../store/storage.js";
 
 /** The operations ts-rest answers: every one but the change stream (routes/changes.ts). */
 type JsonOperations = Omit<typeof plantStoreContract, "streamPlantChanges">;
@@ -56,10 +59,20 @@ function ifNoneMatchCondition(tags: EntityTags | undefined): VersionCondition | 
   return tags.map((tag) => tag.opaque);
 }
 
-/** RFC 8288 link to the next page: a reference relative to the server, with the same limit and tag. */
-function nextPageLink(limit: number, after: bigint, tag: string | undefined): string {
-  const tagParameter = tag === undefined ? "" : `&tag=${encodeURIComponent(tag)}`;
-  return `<${plantStoreContract.listPlants.path}?limit=${limit}&after=${after}${tagParameter}>; rel="next"`;
+/**
+ * RFC 8288 link to the next page: a reference relative to the server, with the same query (limit,
+ * order, tag, name, count) but `after`. Values are percent-encoded (a name may hold `&`, `%`, `+`).
+ */
+function nextPageLink(query: PageQuery, after: bigint, count: boolean | undefined): string {
+  const parameters = [
+    `limit=${query.limit}`,
+    `after=${after}`,
+    ...(query.order === "desc" ? ["order=desc"] : []),
+    ...(query.tag === undefined ? [] : [`tag=${encodeURIComponent(query.tag)}`]),
+    ...(query.name === undefined ? [] : [`name=${encodeURIComponent(query.name)}`]),
+    ...(count === undefined ? [] : [`count=${count}`]),
+  ];
+  return `<${plantStoreContract.listPlants.path}?${parameters.join("&")}>; rel="next"`;
 }
 
 /**
@@ -88,9 +101,14 @@ export function plantRoutes(storage: Storage, metrics: Metrics): PlantRouter {
     },
 
     listPlants: async ({ query, res }) => {
-      const limit = query.limit ?? LIST_LIMIT_DEFAULT;
-      const page = await listPlants(storage.plants, { limit, after: query.after, tag: query.tag });
-      if (page.nextAfter !== undefined) res.setHeader("Link", nextPageLink(limit, page.nextAfter, query.tag));
+      const { after, order, tag, name, count } = query;
+      const pageQuery: PageQuery = { limit: query.limit ?? LIST_LIMIT_DEFAULT, after, order, tag, name };
+      const [page, counted] = await Promise.all([
+        listPlants(storage.plants, pageQuery),
+        count === true ? countPlants(storage.plants, { tag, name }, LIST_COUNT_MAX) : undefined,
+      ]);
+      if (page.nextAfter !== undefined) res.setHeader("Link", nextPageLink(pageQuery, page.nextAfter, count));
+      if (counted !== undefined) res.setHeader(COUNT_HEADER, countHeaderValue(counted));
       return { status: 200, body: page.plants };
     },
 

@@ -188,6 +188,17 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: "plants by name prefix",
+    // Finding plants by a name prefix (GET /plants?name=…): the name key, lower(name) under the "C"
+    // collation (A–Z folded and nothing else, as SQLite's lower() does, whatever the database's
+    // locale), in code point order; a prefix is a range of it. By name alone, and within a tag.
+    sql: `
+      CREATE INDEX plants_name_prefix ON plants (lower(name COLLATE "C"), id);
+      CREATE INDEX plants_tag_name_prefix ON plants (tag, lower(name COLLATE "C"), id);
+    `,
+  },
 ];
 
 /** Advisory-lock class ids ("PLNT" and one more), paired with a hash of the schema name. */

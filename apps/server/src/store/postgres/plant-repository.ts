@@ -1,11 +1,14 @@
 import type pg from "pg";
 import type { NewPlant } from "@plantstore/contract";
+import { countSql, pageSql, scanSql, type Dialect } from "../plant-queries.js";
 import { plantFromRow, type PlantRow } from "../plant-row.js";
 import type {
   CreateDecision,
   DeleteDecision,
   PageQuery,
+  PlantFilter,
   PlantRepository,
+  ScannedPage,
   StorageOptions,
   StoredPlant,
   UpdateDecision,
@@ -18,20 +21,32 @@ import { assertStorableText } from "./storable-text.js";
 const FIND_SQL = "SELECT id, name, tag FROM plants WHERE id = $1::bigint";
 
 /**
- * One statement per shape of page, so that each is planned for its index: the primary key for id
- * order, (tag, id) for one tag. Parameters: limit, then after and tag when present.
+ * PostgreSQL's dialect of plant-queries.ts: numbered parameters (ids as exact decimal text cast to
+ * bigint), the name key as its indexes have it. Each shape of statement is planned with its
+ * parameters (node-postgres's unnamed statements), so the planner picks the index for each.
  */
-function pageSql(after: boolean, tag: boolean): string {
-  const conditions = [...(after ? ["id > $2::bigint"] : []), ...(tag ? [`tag = $${after ? 3 : 2}`] : [])];
-  const where = conditions.length > 0 ? ` WHERE ${conditions.join(" AND ")}` : "";
-  return `SELECT id, name, tag FROM plants${where} ORDER BY id LIMIT $1`;
+export class PostgresDialect implements Dialect {
+  readonly nameKey = 'lower(name COLLATE "C")';
+  readonly params: unknown[] = [];
+
+  param(value: unknown, type?: "bigint"): string {
+    this.params.push(typeof value === "bigint" ? value.toString() : value);
+    return `$${this.params.length}${type === "bigint" ? "::bigint" : ""}`;
+  }
 }
-const PAGE_SQL = {
-  first: pageSql(false, false),
-  after: pageSql(true, false),
-  firstTagged: pageSql(false, true),
-  afterTagged: pageSql(true, true),
-};
+
+/** A row of a scanned page (scanSql): whether the plant matched, and its place in the window. */
+interface ScannedRow extends PlantRow {
+  matched: boolean;
+  n: bigint;
+}
+
+/** The statement `build` writes, with its parameters. */
+function plantQuery(build: (dialect: Dialect) => string): { text: string; values: unknown[] } {
+  const dialect = new PostgresDialect();
+  const text = build(dialect);
+  return { text, values: dialect.params };
+}
 
 async function findPlant(pool: pg.Pool, id: bigint): Promise<StoredPlant | undefined> {
   const result = await pool.query<PlantRow>(FIND_SQL, [id.toString()]);
@@ -78,19 +93,29 @@ export class PostgresPlantRepository implements PlantRepository {
     return this.db.run("find plant", (pool) => findPlant(pool, id));
   }
 
-  list({ limit, after, tag }: PageQuery): Promise<StoredPlant[]> {
-    const sql =
-      tag === undefined
-        ? after === undefined
-          ? PAGE_SQL.first
-          : PAGE_SQL.after
-        : after === undefined
-          ? PAGE_SQL.firstTagged
-          : PAGE_SQL.afterTagged;
-    const parameters = [limit, ...(after === undefined ? [] : [after.toString()]), ...(tag === undefined ? [] : [tag])];
+  list(page: PageQuery): Promise<StoredPlant[]> {
+    const { text, values } = plantQuery((dialect) => pageSql(dialect, page));
     return this.db.run("list plants", async (pool) =>
-      (await pool.query<PlantRow>(sql, parameters)).rows.map(plantFromRow),
+      (await pool.query<PlantRow>(text, values)).rows.map(plantFromRow),
     );
+  }
+
+  scan(page: PageQuery & { name: string }, window: number): Promise<ScannedPage> {
+    const { text, values } = plantQuery((dialect) => scanSql(dialect, page, window));
+    return this.db.run("list plants", async (pool) => {
+      const rows = (await pool.query<ScannedRow>(text, values)).rows;
+      const end = rows.find((row) => row.n === BigInt(window));
+      const plants = rows.filter((row) => row.matched).map(plantFromRow);
+      return end === undefined ? { plants } : { plants, windowEnd: end.id };
+    });
+  }
+
+  countUpTo(filter: PlantFilter, upTo: number): Promise<number> {
+    const { text, values } = plantQuery((dialect) => countSql(dialect, filter, upTo));
+    return this.db.run("count plants", async (pool) => {
+      const result = await pool.query<{ n: bigint }>(text, values);
+      return Number(result.rows[0]?.n ?? 0n);
+    });
   }
 
   count(): Promise<number> {

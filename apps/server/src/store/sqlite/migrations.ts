@@ -227,6 +227,16 @@ const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    sql: `
+      -- Finding plants by a name prefix (GET /plants?name=…): the name key, lower(name) (A–Z folded,
+      -- as PostgreSQL's lower(name COLLATE "C") does), in code point order; a prefix is a range of
+      -- it. By name alone, and within a tag. Each costs a create one index entry.
+      CREATE INDEX plants_name_prefix ON plants (lower(name), id);
+      CREATE INDEX plants_tag_name_prefix ON plants (tag, lower(name), id);
+    `,
+  },
 ];
 
 /** The newest version this code knows. */

@@ -4,7 +4,9 @@ import type {
   CreateDecision,
   DeleteDecision,
   PageQuery,
+  PlantFilter,
   PlantRepository,
+  ScannedPage,
   StoredPlant,
   UpdateDecision,
   VersionCondition,
@@ -43,6 +45,16 @@ export class SqlitePlantRepository implements PlantRepository {
 
   async list(page: PageQuery): Promise<StoredPlant[]> {
     return unpackPage(await this.reader.read("page", page));
+  }
+
+  async scan(page: PageQuery & { name: string }, window: number): Promise<ScannedPage> {
+    const { page: packed, windowEnd } = await this.reader.read("scan", page, window);
+    const plants = unpackPage(packed);
+    return windowEnd === undefined ? { plants } : { plants, windowEnd };
+  }
+
+  countUpTo(filter: PlantFilter, upTo: number): Promise<number> {
+    return this.reader.read("countUpTo", filter, upTo);
   }
 
   count(): Promise<number> {

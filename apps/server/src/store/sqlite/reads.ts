@@ -1,5 +1,6 @@
 import type { Database, Statement } from "better-sqlite3";
-import type { PageQuery } from "../storage.js";
+import { countSql, pageSql, scanSql, type Dialect } from "../plant-queries.js";
+import type { PageQuery, PlantFilter } from "../storage.js";
 import type { PlantRow } from "../plant-row.js";
 import { deliveriesSql, type DeliveryRow, type EndpointRow } from "../webhook-rows.js";
 import { CHANGE_BOUNDS_SQL, changesAfterSql, type ChangeRow } from "../change-rows.js";
@@ -31,6 +32,36 @@ const PLANT_COLUMNS = "SELECT id, name, tag FROM plants";
 const TOKEN_COLUMNS = "id, label, scopes, created_at, revoked_at";
 const CHANGED_TOKEN_COLUMNS = "hash, scopes, revoked_at IS NULL AS active, changed";
 
+/** A row of a scanned page (scanSql): whether the plant matched, and its place in the window. */
+export interface ScannedRow extends PlantRow {
+  matched: bigint;
+  n: bigint;
+}
+
+/** A scanned page packed for the crossing (see PackedPage): the matching plants, and where the window ended. */
+export interface PackedScan {
+  page: PackedPage;
+  windowEnd?: bigint;
+}
+
+/** SQLite's dialect of plant-queries.ts: named parameters (`@p1`…), the name key as its indexes have it. */
+export class SqliteDialect implements Dialect {
+  readonly nameKey = "lower(name)";
+  readonly params: Record<string, unknown> = {};
+  private count = 0;
+
+  param(value: unknown): string {
+    const name = `p${++this.count}`;
+    this.params[name] = value;
+    return `@${name}`;
+  }
+
+  /** The planner, without statistics, prefers (tag, id) to a key range: name queries say their index. */
+  indexedBy(filter: PlantFilter): string {
+    return filter.tag === undefined ? "plants_name_prefix" : "plants_tag_name_prefix";
+  }
+}
+
 /**
  * Every read the server makes of a SQLite file, as statements on one connection: the reader
  * thread's (reader-thread.ts), or the only connection of `sqlite::memory:`. Each returns plain rows
@@ -38,13 +69,8 @@ const CHANGED_TOKEN_COLUMNS = "hash, scopes, revoked_at IS NULL AS active, chang
  */
 export class SqliteReads {
   private readonly plantById: Statement<[bigint], PlantRow>;
-  /** One statement per shape of page, so that each uses its index: [after?][tag?]. */
-  private readonly pages: {
-    first: Statement<[number], PlantRow>;
-    after: Statement<[bigint, number], PlantRow>;
-    firstTagged: Statement<[string, number], PlantRow>;
-    afterTagged: Statement<[string, bigint, number], PlantRow>;
-  };
+  /** The statements of pages and counts, one per shape (plant-queries.ts), prepared at first use. */
+  private readonly plantQueries = new Map<string, Statement<[Record<string, unknown>], unknown>>();
   private readonly countPlants: Statement<[], { n: number }>;
   private readonly tokenVersion: Statement<[], { version: number }>;
   private readonly activeTokens: Statement<[], ChangedTokenRow>;
@@ -60,16 +86,10 @@ export class SqliteReads {
   private readonly changesAfter: Statement<[bigint, number], ChangeRow>;
   private readonly changeBoundsRow: Statement<[], { first: bigint | null; last: bigint }>;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     // safeIntegers: plant ids come back as exact bigints, never as doubles.
     const plants = <P extends unknown[]>(sql: string) => db.prepare<P, PlantRow>(sql).safeIntegers(true);
     this.plantById = plants(`${PLANT_COLUMNS} WHERE id = ?`);
-    this.pages = {
-      first: plants(`${PLANT_COLUMNS} ORDER BY id LIMIT ?`),
-      after: plants(`${PLANT_COLUMNS} WHERE id > ? ORDER BY id LIMIT ?`),
-      firstTagged: plants(`${PLANT_COLUMNS} WHERE tag = ? ORDER BY id LIMIT ?`),
-      afterTagged: plants(`${PLANT_COLUMNS} WHERE tag = ? AND id > ? ORDER BY id LIMIT ?`),
-    };
     this.countPlants = db.prepare("SELECT count(*) AS n FROM plants");
     this.tokenVersion = db.prepare("SELECT version FROM api_token_state");
     this.activeTokens = db.prepare(`SELECT ${CHANGED_TOKEN_COLUMNS} FROM api_tokens WHERE revoked_at IS NULL`);
@@ -105,17 +125,31 @@ export class SqliteReads {
   }
 
   page(query: PageQuery): PackedPage {
-    return packPage(this.rows(query));
+    return packPage(this.plantQuery<PlantRow>((dialect) => pageSql(dialect, query)));
   }
 
-  private rows({ limit, after, tag }: PageQuery): PlantRow[] {
-    return tag === undefined
-      ? after === undefined
-        ? this.pages.first.all(limit)
-        : this.pages.after.all(after, limit)
-      : after === undefined
-        ? this.pages.firstTagged.all(tag, limit)
-        : this.pages.afterTagged.all(tag, after, limit);
+  scan(query: PageQuery & { name: string }, window: number): PackedScan {
+    const rows = this.plantQuery<ScannedRow>((dialect) => scanSql(dialect, query, window));
+    const end = rows.find((row) => row.n === BigInt(window));
+    const page = packPage(rows.filter((row) => row.matched === 1n));
+    return end === undefined ? { page } : { page, windowEnd: end.id };
+  }
+
+  countUpTo(filter: PlantFilter, upTo: number): number {
+    const [row] = this.plantQuery<{ n: bigint }>((dialect) => countSql(dialect, filter, upTo));
+    return Number(row!.n);
+  }
+
+  /** Runs the statement `build` writes (prepared once per shape); ids and numbers come back as bigints. */
+  private plantQuery<Row>(build: (dialect: Dialect) => string): Row[] {
+    const dialect = new SqliteDialect();
+    const sql = build(dialect);
+    let statement = this.plantQueries.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<[Record<string, unknown>], unknown>(sql).safeIntegers(true);
+      this.plantQueries.set(sql, statement);
+    }
+    return statement.all(dialect.params) as Row[];
   }
 
   plantCount(): number {
