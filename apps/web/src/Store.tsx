@@ -1,6 +1,6 @@
-import type { ListPlantsOptions, PlantChange, PlantStoreClient, VersionedPlant } from "@plantstore/client";
+import type { ListPlantsOptions, PlantChange, PlantCount, PlantStoreClient, VersionedPlant } from "@plantstore/client";
 import { PlantStoreError } from "@plantstore/client";
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
 import { newPlantFrom, PAGE_SIZE, plantUpdateFrom, type EditForm, type PlantForm, type StoredPlant } from "./api.js";
 import { Field } from "./Field.js";
@@ -11,22 +11,27 @@ import { rowsOf, withoutPlant, withPlant, type Order, type Pages, type View } fr
 /** How long the search fields wait for typing to pause before asking the server. */
 export const SEARCH_DEBOUNCE_MS = 300;
 
-/** The query of one page of the view (`name` and `order`: the search API of GET /plants). */
-type ListQuery = ListPlantsOptions & { name?: string; order?: Order };
+/** The filters of the view, as GET /plants takes them (only those in use). */
+const filtersOf = (view: View): ListPlantsOptions => ({
+  ...(view.name === "" ? {} : { name: view.name }),
+  ...(view.tag === "" ? {} : { tag: view.tag }),
+});
 
-function listQuery(view: View, after: bigint | undefined): ListQuery {
-  return {
-    limit: PAGE_SIZE,
-    after,
-    ...(view.name === "" ? {} : { name: view.name }),
-    ...(view.tag === "" ? {} : { tag: view.tag }),
-    ...(view.order === "asc" ? {} : { order: view.order }),
-  };
+/** The query of one page of the view. */
+function listQuery(view: View, after: bigint | undefined): ListPlantsOptions {
+  return { limit: PAGE_SIZE, after, ...filtersOf(view), ...(view.order === "asc" ? {} : { order: view.order }) };
 }
 
 /** What a row is doing besides showing its plant: its edit form (as last read, with its ETag), or a delete to confirm. */
 type RowMode =
   { kind: "edit"; plant: StoredPlant; etag: string; form: EditForm } | { kind: "confirm"; plant: StoredPlant } | null;
+
+/** "50 of 60 plants shown; Load more for the next.", "1 of 1 plant shown.", "50 of more than 1000 …". */
+function shownText(shown: number, count: PlantCount | null | undefined, more: boolean): string {
+  const total = count == null ? shown : count.count;
+  const of = count == null ? "" : ` of ${count.more ? "more than " : ""}${count.count}`;
+  return `${shown}${of} ${total === 1 && count?.more !== true ? "plant" : "plants"} shown${more ? "; Load more for the next" : ""}.`;
+}
 
 const formOf = (plant: StoredPlant): EditForm => ({ name: plant.name, tag: plant.tag ?? "" });
 const describePlant = (plant: StoredPlant) => `${plant.name} (${plant.id})`;
@@ -78,8 +83,19 @@ export function Store(props: {
     // The rows of the last view stay until the new ones arrive: the table does not blink or jump.
     placeholderData: keepPreviousData,
   });
-  const update = (change: (data: Pages) => Pages) =>
+  const update = (change: (data: Pages) => Pages) => {
     queryClient.setQueryData<Pages>(queryKey, (data) => (data === undefined ? data : change(data)));
+    // Any change may change how many match: the count is asked again (the server bounds its cost).
+    void queryClient.invalidateQueries({ queryKey: ["count"] });
+  };
+  // How many plants match the view, as the server counts them (exactly up to 1000, "more" above):
+  // one small request of its own, so that a change re-counts without re-reading the pages.
+  const count = useQuery({
+    queryKey: ["count", view.name, view.tag],
+    queryFn: async ({ signal }) =>
+      (await client.listPlants({ limit: 1, ...filtersOf(view), count: true }, { signal })).count ?? null,
+    placeholderData: keepPreviousData,
+  });
 
   useEffect(() => {
     if (plants.error === null) return;
@@ -285,7 +301,7 @@ export function Store(props: {
       ? filtered
         ? "No plant matches."
         : "No plants yet."
-      : `${rows.length} ${rows.length === 1 ? "plant" : "plants"} shown${plants.hasNextPage ? "; more follow" : ""}.`;
+      : shownText(rows.length, count.data, plants.hasNextPage);
 
   return (
     <>

@@ -61,7 +61,9 @@ describeWith(chromiumTool(), "the web app following the change stream, in two br
       theirs = await openTab();
       theirs.on("request", (request) => {
         const url = new URL(request.url());
-        if (url.pathname.startsWith("/plants")) theirReads.push(`${request.method()} ${url.pathname}${url.search}`);
+        // Reads of the list (the count, asked again after each change, is one small request apart).
+        if (url.pathname.startsWith("/plants") && url.searchParams.get("count") !== "true")
+          theirReads.push(`${request.method()} ${url.pathname}${url.search}`);
       });
     });
     afterAll(async () => {

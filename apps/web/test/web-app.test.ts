@@ -48,7 +48,9 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       problems = watch(page, new URL(server.url).origin);
       page.on("request", (request) => {
         const url = new URL(request.url());
-        if (url.pathname.startsWith("/plants")) apiRequests.push(`${request.method()} ${url.pathname}${url.search}`);
+        // The count of the view (GET /plants?limit=1&count=true, asked again after each change) apart.
+        if (url.pathname.startsWith("/plants") && url.searchParams.get("count") !== "true")
+          apiRequests.push(`${request.method()} ${url.pathname}${url.search}`);
       });
     });
     afterAll(async () => {
@@ -105,11 +107,11 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
     });
 
     it("loads more while the server's Link says more follow", async () => {
-      expect(await page.getByText("50 plants shown; more follow.").count()).toBe(1);
+      await expect.poll(() => page.getByText("50 of 60 plants shown; Load more for the next.").count()).toBe(1);
       await page.getByRole("button", { name: "Load more" }).click();
       await expect.poll(() => rows().count()).toBe(60);
       await expect.poll(() => page.getByRole("button", { name: "Load more" }).count()).toBe(0);
-      expect(await page.getByText("60 plants shown.").count()).toBe(1);
+      await expect.poll(() => page.getByText("60 of 60 plants shown.").count()).toBe(1);
       expect(apiRequests).toContain("GET /plants?limit=50&after=50");
     });
 
@@ -143,7 +145,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       // Debounced: fewer requests than keys (one, unless the machine paused the typing), the last for all of it.
       expect(asked.length, asked.join(", ")).toBeLessThan(7);
       expect(asked.at(-1)).toBe("pLaNt 1");
-      expect(await page.getByText("11 plants shown.").count()).toBe(1);
+      await expect.poll(() => page.getByText("11 of 11 plants shown.").count()).toBe(1);
 
       await page.getByLabel("Filter by tag").fill("tropical");
       await page.getByLabel("Filter by tag").press("Enter");
@@ -166,7 +168,8 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       const held = new Promise<void>((resolve) => (release = resolve));
       let seen!: () => void;
       const asked = new Promise<void>((resolve) => (seen = resolve));
-      const matches = (url: URL) => url.pathname === "/plants" && url.searchParams.get("name") === "Plant 2";
+      const matches = (url: URL) =>
+        url.pathname === "/plants" && url.searchParams.get("name") === "Plant 2" && !url.searchParams.has("count");
       await page.route(matches, async (route) => {
         seen();
         await held;
@@ -187,8 +190,6 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       release();
       await page.unroute(matches);
       await expect.poll(shownIds).toEqual(["25"]);
-      // The abort was the page's own doing, not a problem.
-      problems.splice(0, problems.length, ...problems.filter((problem) => !problem.includes("name=Plant")));
       await search.fill("");
       await search.press("Enter");
       await expect.poll(() => rows().count()).toBe(60);
@@ -443,7 +444,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
     });
 
     it("had no console error, no uncaught error, no dialog and no request to another origin", () => {
-      expect(problems).toEqual([]);
+      expect(problems.join("\n")).toBe("");
     });
   });
 
@@ -536,7 +537,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
         .getPlant(31)
         .catch((error: unknown) => error);
       expect(gone).toMatchObject({ status: 404 });
-      expect(problems).toEqual([]);
+      expect(problems.join("\n")).toBe("");
     });
   });
 
@@ -546,7 +547,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       server = await startDisposableServer({
         tokens: [TOKEN],
         prefix: "plantstore-web-",
-        config: { rateLimit: { quota: 3, windowSeconds: 3600 } },
+        config: { rateLimit: { quota: 2, windowSeconds: 3600 } },
       });
     });
     afterAll(() => server?.close());
@@ -556,12 +557,12 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       try {
         await page.goto(`${server.url}/`);
         await page.getByLabel("API token").fill(TOKEN);
-        await page.getByRole("button", { name: "Connect" }).click(); // request 1
-        await page.getByRole("table", { name: "Plants" }).waitFor(); // request 2: the first page
-        await page.getByLabel("Id", { exact: true }).fill("1");
-        await page.getByLabel("Name", { exact: true }).fill("Fern");
-        await page.getByRole("button", { name: "Add plant" }).click(); // request 3
-        await page.getByRole("button", { name: "Edit Fern (1)" }).click(); // request 4: refused
+        await page.getByRole("button", { name: "Connect" }).click(); // request 1 of 2
+        await page.getByRole("table", { name: "Plants" }).waitFor();
+        // The page's own reads (the list, its count, the change stream) take the second; a search
+        // makes sure that a list read is refused, whichever of them came first.
+        await page.getByLabel("Search by name").fill("Fern");
+        await page.getByLabel("Search by name").press("Enter");
         // The server's message says how long to wait; the page says it once (not again after it).
         await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/^rate limit exceeded/i);
         const message = (await page.getByRole("alert").textContent()) ?? "";
