@@ -3,6 +3,9 @@
 // installs the workspace with the pnpm version pinned in package.json's `packageManager`,
 // taken from PATH when it matches, else fetched once with `npx` (corepack's signature check
 // fails behind some registry mirrors, so it is not used).
+// An unsupported Node is refused first, in one line, before anything is installed (imports are
+// evaluated in order, and the check exits the process).
+import "./node-check.mjs";
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -6,6 +6,8 @@
 // that its arguments, standard input and output, signals and exit code are the program's own.
 //
 //   node tooling/scripts/run-built.mjs <workspace package>[,<package>…] <built entry, from the root> [arguments…]
+// An unsupported Node is refused first, in one line, before anything is installed or built.
+import "./node-check.mjs";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -69,5 +71,12 @@ try {
   await import(pathToFileURL(main).href);
 } catch (error) {
   // The programs answer their own failures; this is one that stopped them from loading at all.
-  cannotRun(`could not load ${entry}: ${error instanceof Error ? error.message : String(error)}`);
+  const reason = error instanceof Error ? error.message : String(error);
+  // Every native addon installed here is Node-API (better-sqlite3 13, the bundler's), one binary for
+  // every Node, so a checkout installed under one Node runs under another. Should an addon ever be
+  // built for one Node's ABI, this is the one line that says so and how to repair it.
+  const otherNode = /NODE_MODULE_VERSION|ERR_DLOPEN_FAILED/.test(reason)
+    ? ` (a native module installed for another Node.js: delete node_modules and run ${label} again)`
+    : "";
+  cannotRun(`could not load ${entry}: ${reason}${otherNode}`);
 }

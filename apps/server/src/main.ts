@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 /** Process entry: config → storage → listen → signals. `node dist/main.js [tokens …]`. */
+// First of all: modules are evaluated in import order, so an unsupported Node is refused before any
+// module that needs a supported one (the SQLite addon) is loaded.
+import "./node-check.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { openStorage } from "./store/open-storage.js";
