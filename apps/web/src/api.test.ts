@@ -13,6 +13,16 @@ describe("what the page says of a failure", () => {
       message: "HTTP 503: storage is unavailable; retry later",
     });
     expect(describeFailure(unavailable)).toBe("storage is unavailable; retry later (try again in 2 seconds)");
+    // A 429's message already says the wait: the page says it once.
+    const limited = new PlantStoreError({
+      kind: "http",
+      status: 429,
+      code: 429001,
+      detail: "rate limit exceeded; retry in 3600 s",
+      retryAfterMs: 3_600_000,
+      message: "HTTP 429: rate limit exceeded; retry in 3600 s",
+    });
+    expect(describeFailure(limited)).toBe("rate limit exceeded; retry in 3600 s");
     const conflict = new PlantStoreError({ kind: "http", status: 409, detail: "id 7 is taken", message: "HTTP 409" });
     expect(describeFailure(conflict)).toBe("id 7 is taken");
     const unreachable = new PlantStoreError({ kind: "network", message: "could not reach http://x: fetch failed" });
@@ -38,5 +48,7 @@ describe("the add form, checked with the contract before sending", () => {
     const checked = newPlantFrom(form);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? "" : checked.reason).toMatch(reason);
+    // The reason names the field it is shown beside.
+    expect(checked.ok ? "" : `${checked.field}:`).toBe(checked.ok ? "" : checked.reason.split(" ")[0]!.toLowerCase());
   });
 });
