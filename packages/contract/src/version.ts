@@ -5,7 +5,7 @@
  * The contract package's test (src/compat/gate.test.ts) refuses a change of the contract that does
  * not come with a new version here, a docs/api-changes.md entry and released/<version>.json.
  */
-export const API_VERSION = "2.4.0";
+export const API_VERSION = "3.0.0";
 
 /** The response header that carries API_VERSION on every answer. */
 export const API_VERSION_HEADER = "API-Version";
