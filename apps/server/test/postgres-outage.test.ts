@@ -7,6 +7,9 @@ import { MixedLoad } from "../src/test-support/mixed-load.js";
 import { spawnServer, TOKEN, type ServerProcess } from "../src/test-support/test-server.js";
 import { waitFor } from "../src/test-support/wait-for.js";
 
+/** The bytes of a COMMIT statement in a simple-query message. */
+const COMMIT_STATEMENT = "COMMIT\0";
+
 /**
  * PostgreSQL goes away under load, then comes back. Stopping the machine's PostgreSQL would break
  * every other test using it, so the server reaches PostgreSQL through a TCP proxy in this test and
@@ -85,8 +88,11 @@ describeWith(target, "PostgreSQL outage under load", (url) => {
       fetch(`${server.url}/plants`, { method: "POST", headers, body: JSON.stringify({ id, name: `plant ${id}` }) });
     expect((await create(900_001)).status).toBe(200);
 
-    // The delete's COMMIT reaches PostgreSQL, and its answer never comes back.
-    proxy.cutAfter("COMMIT");
+    // The delete's COMMIT reaches PostgreSQL, and its answer never comes back. The marker is the whole
+    // statement as the simple-query protocol sends it (NUL-terminated): the transaction's BEGIN names
+    // READ COMMITTED, which a bare "COMMIT" would match, cutting the write before it was sent. Only
+    // the delete's own connection: background transactions commit meanwhile on others.
+    proxy.cutAfter(COMMIT_STATEMENT, "DELETE FROM plants");
     const deleted = await fetch(`${server.url}/plants/900001`, { method: "DELETE", headers });
     expect(deleted.status).toBe(503);
     expect(await deleted.json()).toMatchObject({ error: ErrorCode.OUTCOME_UNKNOWN });
@@ -94,7 +100,7 @@ describeWith(target, "PostgreSQL outage under load", (url) => {
     // It did commit here: a client that took the 503 for "not done" would now be told 404 by its retry.
     expect((await fetch(`${server.url}/plants/900001`, { method: "DELETE", headers })).status).toBe(404);
 
-    proxy.cutAfter("COMMIT");
+    proxy.cutAfter(COMMIT_STATEMENT, "INSERT INTO plants");
     const created = await create(900_002);
     expect(created.status).toBe(503);
     expect(await created.json()).toMatchObject({ error: ErrorCode.OUTCOME_UNKNOWN });

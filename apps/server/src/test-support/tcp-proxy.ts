@@ -10,7 +10,7 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  private cutAfterMarker: Buffer | undefined;
+  private cutAfterMarker: { marker: Buffer; after: Buffer | undefined } | undefined;
   port = 0;
 
   constructor(
@@ -35,10 +35,13 @@ export class TcpProxy {
   /**
    * Arms a one-shot fault: the next time the server sends bytes containing `marker` (e.g. a COMMIT),
    * they reach PostgreSQL, and that connection is then ended before any answer gets back. The
-   * database acts on them; the server never learns how it went.
+   * database acts on them; the server never learns how it went. With `after`, only on a connection
+   * that has sent `after` first (the transaction of one write, say "DELETE FROM plants"): the
+   * server's background work (the change log's and webhooks' transactions) commits on other
+   * connections meanwhile and must not take the fault.
    */
-  cutAfter(marker: string): void {
-    this.cutAfterMarker = Buffer.from(marker);
+  cutAfter(marker: string, after?: string): void {
+    this.cutAfterMarker = { marker: Buffer.from(marker), after: after === undefined ? undefined : Buffer.from(after) };
   }
 
   async restore(): Promise<void> {
@@ -67,6 +70,8 @@ export class TcpProxy {
     const upstream = connect(this.targetPort, this.targetHost);
     // Set when cutAfter fired here: the bytes still go out, and PostgreSQL closes its side.
     let lettingUpstreamFinish = false;
+    // Whether this connection has sent the armed fault's `after` text since the fault was armed.
+    let armedBy: unknown;
     for (const socket of [client, upstream]) {
       this.sockets.add(socket);
       socket.on("error", () => undefined);
@@ -77,8 +82,9 @@ export class TcpProxy {
       });
     }
     client.on("data", (chunk: Buffer) => {
-      const marker = this.cutAfterMarker;
-      if (marker !== undefined && chunk.includes(marker)) {
+      const fault = this.cutAfterMarker;
+      if (fault?.after !== undefined && chunk.includes(fault.after)) armedBy = fault;
+      if (fault !== undefined && (fault.after === undefined || armedBy === fault) && chunk.includes(fault.marker)) {
         this.cutAfterMarker = undefined;
         lettingUpstreamFinish = true;
         upstream.unpipe(client);
