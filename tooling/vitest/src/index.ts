@@ -44,6 +44,10 @@ export function vitestPreset(options: VitestPresetOptions = {}): ViteUserConfig 
       setupFiles,
       // A suite skipped for want of an optional tool says so once per run, not once per test file.
       onConsoleLog: onceForSkipAnnouncements(),
+      // expect.poll waits for a condition; vitest's default gives up after 1 s, a clock that a busy
+      // machine outruns (a debounced search in Chromium took longer there). A condition that never
+      // comes still fails, at the test's own timeout at the latest.
+      expect: { poll: { timeout: 30_000 } },
       ...timing,
     },
   });
