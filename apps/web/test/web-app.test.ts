@@ -207,7 +207,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
         "huge",
         "EditDelete",
       ]);
-      expect(await outcome().textContent()).toBe(`Added: Big Fern (${BIG_ID}).`);
+      await expect.poll(() => outcome().textContent()).toBe(`Added: Big Fern (${BIG_ID}).`);
       const stored = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN }).getPlant(BIG_ID);
       expect(stored).toEqual({ id: BIG_ID, name: "Big Fern", tag: "huge" });
       expect(apiRequests.filter((request) => request === "POST /plants")).toHaveLength(1);
@@ -324,7 +324,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
         "shade",
         "EditDelete",
       ]);
-      expect(await outcome().textContent()).toBe("Saved Edited Fern (8).");
+      await expect.poll(() => outcome().textContent()).toBe("Saved Edited Fern (8).");
       expect(await alert().textContent()).toBe("");
       expect(await newName.count()).toBe(0);
       // Back on the row's Edit button.
@@ -390,7 +390,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       await askDelete.click();
       await page.getByRole("button", { name: `Yes, delete Big Fern (${BIG_ID})` }).click();
       await expect.poll(() => rows().filter({ hasText: "Big Fern" }).count()).toBe(0);
-      expect(await outcome().textContent()).toBe(`Deleted Big Fern (${BIG_ID}).`);
+      await expect.poll(() => outcome().textContent()).toBe(`Deleted Big Fern (${BIG_ID}).`);
       const gone = await createPlantStoreClient({ baseUrl: server.url, token: TOKEN })
         .getPlant(BIG_ID)
         .catch((error: unknown) => error);
@@ -422,7 +422,7 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
     });
 
     it("clears every message on Disconnect, then shows a token's missing scope (403) from the server", async () => {
-      expect(await outcome().textContent()).toBe("Deleted Keyboard Ivy (424242).");
+      await expect.poll(() => outcome().textContent()).toBe("Deleted Keyboard Ivy (424242).");
       await page.getByRole("button", { name: "Disconnect" }).click();
       await page.getByLabel("API token").waitFor();
       expect(await alert().textContent()).toBe("");
@@ -519,7 +519,9 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       await page.keyboard.type("Plant 31 renamed");
       await page.keyboard.press("Enter");
       await expect.poll(focused).toBe("Edit Plant 31 renamed (31)");
-      expect(await page.getByRole("status", { name: "Outcome" }).textContent()).toBe("Saved Plant 31 renamed (31).");
+      await expect
+        .poll(() => page.getByRole("status", { name: "Outcome" }).textContent())
+        .toBe("Saved Plant 31 renamed (31).");
 
       await page.keyboard.press("Tab");
       expect(await focused()).toBe("Delete Plant 31 renamed (31)");
