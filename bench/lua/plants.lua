@@ -4,6 +4,9 @@
 --       replay   every request an id of the pre-created pool (-1 … -pool-size), same body: 200 replays
 --       conflict every other request a new id, the others a pool id with a different name: 50 % 409s
 --       unauth   every request a new id, with a wrong bearer token: 401s
+--       forbidden every request a new id, with the token's read-only sibling (<token>-readonly): 403s
+--       notfound GET /plant-pots/<n>, a path no operation has: 404s
+--       method   DELETE /plants, a method the collection does not have: 405s
 --       get      GET /plants/<pool id>: 200s
 --       list     GET /plants?limit=100: the first 100-plant page (the pool is at least that big): 200s
 --       list-deep GET /plants?limit=100&after=<id-base>: a page after the id given as id-base: 200s
@@ -37,6 +40,7 @@ function init(args)
   first_id = common.first_id(id_base)
   pool_size = tonumber(args[4])
   if mode == "unauth" then token = "wrong-" .. token end
+  if mode == "forbidden" then token = token .. "-readonly" end
   headers, bodyless = common.headers(token)
 end
 
@@ -52,6 +56,10 @@ function request()
   sent = sent + 1
   if mode == "get" then
     return wrk.format("GET", "/plants/" .. pool_id(sent), bodyless)
+  elseif mode == "notfound" then
+    return wrk.format("GET", "/plant-pots/" .. sent, bodyless)
+  elseif mode == "method" then
+    return wrk.format("DELETE", "/plants", bodyless)
   elseif mode == "list" then
     return wrk.format("GET", "/plants?limit=100", bodyless)
   elseif mode == "list-deep" then

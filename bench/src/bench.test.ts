@@ -67,6 +67,26 @@ describeWith(wrk, "runBench under load", () => {
   });
 });
 
+describeWith(wrk, "runBench with change streams open", () => {
+  it("keeps the subscribers target's streams open through the load and times creates to their events", async () => {
+    const results = await runBench({
+      settings,
+      targets: [{ ...spec("plantstore-subscribers"), subscribers: 5 }],
+      scenarios: ["create"],
+      workDir,
+      log: () => {},
+    });
+    expect(results.failures).toEqual([]);
+    const [streams] = results.streams;
+    expect(streams).toMatchObject({ target: "plantstore-subscribers", subscribers: 5, reopened: 0 });
+    expect(streams!.samples).toBeGreaterThan(0);
+    expect(streams!.p99Ms).toBeGreaterThanOrEqual(streams!.p50Ms);
+    // Every acknowledged create reached all 5 streams: at least ~100 bytes per event per stream.
+    const creates = results.cells[0]!.rounds[0]!.statuses["200"] ?? 0;
+    expect(streams!.bytes).toBeGreaterThan(creates * 5 * 100);
+  });
+});
+
 describe("runBench", () => {
   it("fails with the server's last log lines when a target does not start", async () => {
     const script = join(workDir, "broken.js");

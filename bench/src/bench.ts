@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { BenchResults, BenchSettings, CellResult, RoundResult } from "./results.js";
+import type { BenchResults, BenchSettings, CellResult, RoundResult, StreamResult } from "./results.js";
+import { percentile } from "./stats.js";
+import { openSubscribers, startLatencyProbe, type Subscribers } from "./subscribers.js";
 import { currentLoadAverage, describeMachine } from "./machine.js";
 import { checkRefusesWrongToken, precreatePool } from "./probe.js";
 import { fillLargeStore } from "./large-store.js";
@@ -28,6 +30,8 @@ const SERVER_CPU = 0;
 const WRK_CPU = 1;
 /** Ids of one wrk run are idBase + thread·2^30 + n; 2^36 apart keeps every run's ids apart (see plants.lua). */
 const ID_STRIDE = 2 ** 36;
+/** The latency probe's plants: -(2^40) and down, apart from the pool (-1 … -poolSize) and wrk's ids. */
+const PROBE_FIRST_ID = -(2n ** 40n);
 
 function toRound(
   result: WrkResult,
@@ -80,6 +84,18 @@ async function quiet(pid: number): Promise<void> {
   }
 }
 
+function streamResult(target: RunningTarget, streams: Subscribers, samples: readonly number[]): StreamResult {
+  return {
+    target: target.spec.name,
+    subscribers: target.spec.subscribers ?? 0,
+    samples: samples.length,
+    p50Ms: samples.length === 0 ? Number.NaN : percentile(samples, 50),
+    p99Ms: samples.length === 0 ? Number.NaN : percentile(samples, 99),
+    reopened: streams.reopened(),
+    bytes: streams.bytes(),
+  };
+}
+
 /**
  * The cells of one round: scenario by scenario, the targets in their listed order in odd rounds and
  * in reverse in even ones. Whatever a cell leaves behind on the shared core (a collector catching up,
@@ -109,6 +125,9 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
   const running: RunningTarget[] = [];
   const databases: BenchDatabase[] = [];
   let receiver: WebhookReceiver | undefined;
+  const subscribers = new Map<RunningTarget, Subscribers>();
+  const latencies = new Map<RunningTarget, number[]>();
+  let probeIds = 0n;
   let runIndex = 0;
   /** Creates the webhook targets answered 200: each one's event must reach the receiver. */
   let acknowledgedCreates = 0;
@@ -141,6 +160,10 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         if (spec.scenarios.some((scenario) => POOL_SCENARIOS.includes(scenario))) {
           await precreatePool(target.url, token, settings.poolSize);
         }
+        if (spec.subscribers !== undefined) {
+          subscribers.set(target, await openSubscribers(target.url, token, spec.subscribers));
+          latencies.set(target, []);
+        }
       } catch (error) {
         throw new Error(`${spec.name} answered wrongly before the load: ${(error as Error).message}`);
       }
@@ -152,6 +175,11 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
     const load = async (target: RunningTarget, scenario: ScenarioName, seconds: number, label: string) => {
       const cpuUsed = startCpuMeter(target.pid);
       const coreUsed = settings.pinned ? startCoreMeter(SERVER_CPU, target.pid) : () => undefined;
+      const streams = subscribers.get(target);
+      const probe =
+        streams === undefined || label === "warm-up"
+          ? undefined
+          : startLatencyProbe(streams, () => PROBE_FIRST_ID - probeIds++);
       const result = await runWrk({
         url: target.url,
         scenario,
@@ -167,6 +195,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
       });
       const cpuMs = cpuUsed();
       const core = coreUsed();
+      if (probe !== undefined) latencies.get(target)?.push(...(await probe.stop()));
       // Deliveries still queued would go on using the server's core during the next cell's load.
       if (target.spec.needsWebhookReceiver && receiver !== undefined) {
         acknowledgedCreates += scenario === "create" ? (result.statuses["200"] ?? 0) : 0;
@@ -217,9 +246,11 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
         results,
         Object.fromEntries(running.map((target) => [target.spec.name, targetPeakRssKiB(target)])),
       ),
+      streams: [...subscribers].map(([target, streams]) => streamResult(target, streams, latencies.get(target) ?? [])),
       failures,
     };
   } finally {
+    for (const streams of subscribers.values()) streams.close();
     await Promise.all(running.map((target) => stopProcess(target.child, 5000)));
     if (receiver !== undefined) log(`webhook receiver: ${receiver.received()} deliveries acknowledged`);
     await receiver?.close();

@@ -22,6 +22,25 @@ function range(cell: CellResult): string {
   return `${number(Math.min(...values))}–${number(Math.max(...values))}`;
 }
 
+/** The change streams' latency (issue 39), when a target with subscribers ran. */
+function streamLines(results: BenchResults): string[] {
+  if (results.streams.length === 0) return [];
+  return [
+    "",
+    "## Change streams",
+    "",
+    "From a create's 200 to its event at a subscriber, while wrk creates: the bench creates one plant at a time",
+    "beside the load (a 20 ms pause between them) and watches for it on one of the open streams.",
+    "",
+    "| target | streams open | creates timed | p50 ms | p99 ms | streams ended by the server | MiB received |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...results.streams.map(
+      (stream) =>
+        `| ${stream.target} | ${stream.subscribers} | ${number(stream.samples)} | ${number(stream.p50Ms, 2)} | ${number(stream.p99Ms, 2)} | ${stream.reopened} | ${number(stream.bytes / 2 ** 20, 0)} |`,
+    ),
+  ];
+}
+
 /** The results as Markdown: bench/results/latest.md, the latest run's table and targets. */
 export function renderMarkdown(results: BenchResults): string {
   const { machine, settings } = results;
@@ -62,6 +81,7 @@ export function renderMarkdown(results: BenchResults): string {
     ...results.goals.map(
       (goal) => `| ${goal.goal} | ${goal.required} | ${goal.actual} | ${goal.met ? "met" : "**missed**"} |`,
     ),
+    ...streamLines(results),
     "",
     "## Targets loaded",
     "",

@@ -64,6 +64,20 @@ export interface BenchSettings {
   pinned: boolean;
 }
 
+/** The change streams' side of the subscribers target: how late a create's event reached a subscriber. */
+export interface StreamResult {
+  target: TargetName;
+  subscribers: number;
+  /** Creates timed from their 200 to their event at a subscriber, during the measured rounds. */
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Streams the server ended during the run (each opened again): should be 0. */
+  reopened: number;
+  /** Bytes the subscribers received, over every stream. */
+  bytes: number;
+}
+
 export interface BenchResults {
   date: string;
   machine: MachineInfo;
@@ -72,6 +86,7 @@ export interface BenchResults {
   cells: CellResult[];
   ratios: Ratio[];
   goals: Goal[];
+  streams: StreamResult[];
   /** Wrong statuses, socket errors, targets that failed: any entry fails the run. */
   failures: string[];
 }

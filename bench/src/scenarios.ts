@@ -1,6 +1,17 @@
 /** The load each wrk run sends; the names are the Lua script's modes. */
 export type ScenarioName =
-  "create" | "replay" | "conflict" | "unauth" | "get" | "list" | "list-deep" | "update" | "delete";
+  | "create"
+  | "replay"
+  | "conflict"
+  | "unauth"
+  | "forbidden"
+  | "notfound"
+  | "method"
+  | "get"
+  | "list"
+  | "list-deep"
+  | "update"
+  | "delete";
 
 /**
  * The plants a large-store target holds before it starts: ids LARGE_STORE_FIRST_ID and up, far
@@ -21,6 +32,9 @@ export const scenarios: readonly Scenario[] = [
   { name: "replay", description: "100 % replays of pre-created plants (same body)" },
   { name: "conflict", description: "50 % conflicts (pre-created id, other name), 50 % creates" },
   { name: "unauth", description: "401s: a valid create with an unknown bearer token" },
+  { name: "forbidden", description: "403s: a valid create with a token that may only read (plants:read)" },
+  { name: "notfound", description: "404s: GET of a path no operation has (/plant-pots/{n})" },
+  { name: "method", description: "405s: DELETE /plants, a method the collection does not have" },
   { name: "get", description: "GET /plants/{id} of pre-created plants" },
   { name: "list", description: "GET /plants?limit=100: a first page of 100 plants" },
   {
@@ -37,8 +51,13 @@ export const scenarios: readonly Scenario[] = [
   },
 ];
 
+/** The refusals: answered before any store work, each to cost at most 2× fastify-durable's 401. */
+export const REFUSAL_SCENARIOS: readonly ScenarioName[] = ["unauth", "forbidden", "notfound", "method"];
+
 /** The scenarios that need the pre-created pool. */
 export const POOL_SCENARIOS: readonly ScenarioName[] = ["replay", "conflict", "get", "list", "update"];
+
+export const REFUSAL_STATUS = { unauth: "401", forbidden: "403", notfound: "404", method: "405" } as const;
 
 /** How far the 409 share of a conflict run may stray from one half (in-flight requests at the end). */
 const CONFLICT_SHARE_TOLERANCE = 0.05;
@@ -51,8 +70,8 @@ export function checkStatuses(scenario: ScenarioName, statuses: Readonly<Record<
   const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
   if (total === 0) return "no responses at all";
   const expected: readonly string[] =
-    scenario === "unauth"
-      ? ["401"]
+    scenario in REFUSAL_STATUS
+      ? [REFUSAL_STATUS[scenario as keyof typeof REFUSAL_STATUS]]
       : scenario === "conflict"
         ? ["200", "409"]
         : scenario === "delete"

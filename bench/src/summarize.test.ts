@@ -76,19 +76,47 @@ describe("roundRatios", () => {
 });
 
 describe("evaluateGoals", () => {
-  it("marks each of the issue's targets met or missed", () => {
-    expect(evaluateGoals(cells, { plantstore: 120 * 1024 })).toEqual([
-      { goal: "creates/s vs fastify-durable", required: "≥ 2.00×", actual: "2.00×", met: true },
-      { goal: "401s/s vs fastify-durable's 401s", required: "≥ 0.90×", actual: "0.75×", met: false },
+  it("marks each of the issues' targets met or missed: throughput ratios, CPU cost ratios, tails, memory", () => {
+    expect(evaluateGoals(cells, { plantstore: 120 * 1024, "express-floor": 100 * 1024 })).toEqual([
+      { goal: "creates/s vs fastify-durable", required: "≥ 3.00×", actual: "2.00×", met: false },
       {
         goal: "creates/s with a webhook endpoint vs without",
         required: "≥ 0.80×",
         actual: "0.95×",
         met: true,
       },
+      // Plant Store's 401 costs 1e6/1500 µs, fastify-durable's 1e6/2000.
+      { goal: "CPU of a 401 (unauth) vs fastify-durable's 401", required: "≤ 2.00×", actual: "1.33×", met: true },
       { goal: "p99 / p50 latency (create)", required: "≤ 3×", actual: "2.00×", met: true },
       { goal: "p99 / p50 latency (unauth)", required: "≤ 3×", actual: "2.00×", met: true },
-      { goal: "peak RSS of plantstore over the whole run", required: "≤ 100 MiB", actual: "120.0 MiB", met: false },
+      {
+        goal: "peak RSS of plantstore vs express-floor's, over the whole run",
+        required: "≤ 1.25×",
+        actual: "1.20× (120.0 vs 100.0 MiB)",
+        met: true,
+      },
+    ]);
+  });
+  it("holds a cost to at most its allowance, round by round", () => {
+    const costs = [
+      summarizeCell("plantstore", "create", [round(1000, 1, 2, 100), round(1000, 1, 2, 100)]),
+      summarizeCell("plantstore", "get", [round(1000, 1, 2, 90), round(1000, 1, 2, 130)]),
+      summarizeCell("plantstore", "list", [round(1000, 1, 2, 300), round(1000, 1, 2, 260)]),
+    ];
+    const goals = evaluateGoals(costs).filter((goal) => goal.goal.startsWith("CPU"));
+    expect(goals).toEqual([
+      {
+        goal: "CPU of a GET /plants/{id} vs a create",
+        required: "≤ 1.00×",
+        actual: "1.10× (rounds 0.90–1.30×)",
+        met: false,
+      },
+      {
+        goal: "CPU of a 100-item page vs a GET",
+        required: "≤ 2.50×",
+        actual: "2.67× (rounds 2.00–3.33×)",
+        met: false,
+      },
     ]);
   });
   it("says nothing about what was not measured", () => {

@@ -7,6 +7,7 @@ export type TargetName =
   | "plantstore-ratelimited"
   | "plantstore-pg"
   | "plantstore-10m"
+  | "plantstore-subscribers"
   | "bare"
   | "express-floor"
   | "naive"
@@ -27,6 +28,8 @@ export interface TargetSpec {
   needsWebhookReceiver?: boolean;
   /** Starts on a store already holding `largeStorePlants` plants (see large-store.ts). */
   largeStore?: boolean;
+  /** Change streams (GET /plants/changes) the bench keeps open on it while it is loaded (subscribers.ts). */
+  subscribers?: number;
   env(options: TargetEnvOptions): NodeJS.ProcessEnv;
 }
 
@@ -42,18 +45,26 @@ export interface TargetEnvOptions {
 
 const writeScenarios: readonly ScenarioName[] = ["create", "replay", "conflict", "unauth"];
 const allScenarios: readonly ScenarioName[] = [...writeScenarios, "get", "list", "update", "delete"];
+/** Plant Store's own refusals besides the 401 (fastify-durable has no scopes to refuse with). */
+const ownRefusals: readonly ScenarioName[] = ["forbidden", "notfound", "method"];
+
+/** Live change streams on the subscribers target (issue 39: creates with 100 of them ≥ 0.9× none). */
+export const BENCH_SUBSCRIBERS = 100;
 
 function baselineEnv({ port, dbPath, token, postgresUrl }: TargetEnvOptions): NodeJS.ProcessEnv {
   return { PORT: String(port), DB_PATH: dbPath, PLANTSTORE_TOKENS: token, DATABASE_URL: postgresUrl };
 }
 
-/** Plant Store as users run it, with the database it is given. */
+/**
+ * Plant Store as users run it, with the database it is given. Its tokens: the bench's, with every
+ * scope, and `<token>-readonly`, which may only read (the forbidden scenario's 403s).
+ */
 function plantStoreEnv({ port, token }: TargetEnvOptions, databaseUrl: string): NodeJS.ProcessEnv {
   return {
     HOST: "127.0.0.1",
     PORT: String(port),
     DATABASE_URL: databaseUrl,
-    PLANTSTORE_TOKENS: token,
+    PLANTSTORE_TOKENS: `${token},${token}-readonly:plants:read`,
     LOG_LEVEL: "info",
   };
 }
@@ -69,8 +80,17 @@ export const targetSpecs: readonly TargetSpec[] = [
     name: "plantstore",
     description: "Plant Store as users run it: node apps/server/dist/main.js, SQLite file, LOG_LEVEL=info",
     script: serverMain,
-    scenarios: allScenarios,
+    scenarios: [...allScenarios, ...ownRefusals],
     checksToken: true,
+    env: (options) => plantStoreEnv(options, `sqlite:${options.dbPath}`),
+  },
+  {
+    name: "plantstore-subscribers",
+    description: `plantstore with ${BENCH_SUBSCRIBERS} change streams open (GET /plants/changes, read by the bench): every create is sent to each`,
+    script: serverMain,
+    scenarios: ["create"],
+    checksToken: true,
+    subscribers: BENCH_SUBSCRIBERS,
     env: (options) => plantStoreEnv(options, `sqlite:${options.dbPath}`),
   },
   {
