@@ -21,6 +21,11 @@ export interface OpenStream {
   /** True once `ended` resolved. */
   isEnded(): boolean;
   close(): void;
+  /**
+   * A `paused` stream starts reading: what arrived (and the kernel held for it) is parsed into
+   * `events` as for any stream, a block cut short by the end left out. Nothing for a reading stream.
+   */
+  resume(): void;
   request: ClientRequest;
 }
 
@@ -35,7 +40,7 @@ export function changesOf(
 
 /**
  * GET /plants/changes on raw node:http (to see exactly when the server ends the stream), parsing the
- * blocks as they come. `paused`: the body is never read (a subscriber that stops reading).
+ * blocks as they come. `paused`: the body is not read (a subscriber that stops reading) until `resume()`.
  */
 export function openStream(
   baseUrl: string,
@@ -63,6 +68,7 @@ export function openStream(
         ended: new Promise<void>((done) => (markEnded = done)),
         isEnded: () => ended,
         close: () => req.destroy(),
+        resume: () => {},
         request: req,
       };
       const finish = () => {
@@ -73,10 +79,13 @@ export function openStream(
       response.on("close", finish);
       response.on("error", finish);
       req.on("error", finish);
-      if (options.paused) {
-        response.pause();
-      } else {
+      let reading = false;
+      const read = () => {
+        if (reading) return;
+        reading = true;
         response.setEncoding("utf8");
+        // A stream paused explicitly stays paused when a listener is added: resume it.
+        response.resume();
         response.on("data", (chunk: string) => {
           buffer += chunk;
           let boundary: number;
@@ -94,7 +103,10 @@ export function openStream(
             else if (fields.id !== undefined && stream.start === undefined) stream.start = fields.id;
           }
         });
-      }
+      };
+      stream.resume = read;
+      if (options.paused) response.pause();
+      else read();
       resolve(stream);
     });
     req.end();
