@@ -25,7 +25,18 @@ import { BENCH_WEBHOOK_SECRET, RATE_LIMIT_TOO_HIGH_TO_REFUSE } from "./targets.j
  * with one webhook endpoint (a receiver in this process; its deliveries are counted with their
  * creates): each against `create`, the cost of the feature per request.
  */
-const SCENARIOS = ["create", "create-ratelimited", "create-webhooks", "replay", "get", "list", "unauth"] as const;
+const SCENARIOS = [
+  "create",
+  "create-ratelimited",
+  "create-webhooks",
+  "replay",
+  "get",
+  "list",
+  "unauth",
+  "forbidden",
+  "notfound",
+  "method",
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function send(agent: Agent, port: number, method: string, path: string, token: string, body?: string): Promise<number> {
@@ -49,7 +60,12 @@ function nth(scenario: Scenario, n: number): { method: string; path: string; bod
     case "create-ratelimited":
     case "create-webhooks":
     case "unauth":
+    case "forbidden":
       return { method: "POST", path: "/plants", body: plant(1_000_000 + n) };
+    case "notfound":
+      return { method: "GET", path: `/plant-pots/${n}` };
+    case "method":
+      return { method: "DELETE", path: "/plants" };
     case "replay":
       return { method: "POST", path: "/plants", body: plant(-(1 + (n % 100))) };
     case "get":
@@ -94,7 +110,8 @@ async function countInstructions(
         PORT: String(port),
         HOST: "127.0.0.1",
         DATABASE_URL: `sqlite:${join(workDir, `${name}.db`)}`,
-        PLANTSTORE_TOKENS: token,
+        // The forbidden scenario's token may only read (the bench's own convention, targets.ts).
+        PLANTSTORE_TOKENS: `${token},${token}-readonly:plants:read`,
         LOG_LEVEL: "info",
         ...(scenario === "create-ratelimited" ? { PLANTSTORE_RATE_LIMIT: RATE_LIMIT_TOO_HIGH_TO_REFUSE } : {}),
         ...(receiver === undefined
@@ -109,7 +126,9 @@ async function countInstructions(
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const poolSize = 100; // the plants replays and reads find
   for (let n = 0; n < poolSize; n++) await send(agent, port, "POST", "/plants", token, nth("replay", n).body);
-  const expected = scenario === "unauth" ? 401 : 200;
+  const expected = { unauth: 401, forbidden: 403, notfound: 404, method: 405 }[scenario as string] ?? 200;
+  const tokenOf = (scenario: Scenario) =>
+    scenario === "unauth" ? `wrong-${token}` : scenario === "forbidden" ? `${token}-readonly` : token;
   // `concurrency` clients, each on its own connection, each sending the next request of the
   // sequence once its previous one is answered: with more than one, requests are in flight together,
   // as under load, and what the server does per batch of them (group commit, the reader's) is shared.
@@ -118,7 +137,7 @@ async function countInstructions(
     while (next < count) {
       const n = next++;
       const { method, path, body } = nth(scenario, n);
-      const status = await send(agent, port, method, path, scenario === "unauth" ? `wrong-${token}` : token, body);
+      const status = await send(agent, port, method, path, tokenOf(scenario), body);
       if (status !== expected) throw new Error(`${scenario} request ${n} got ${status}, expected ${expected}`);
     }
   };
