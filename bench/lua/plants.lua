@@ -10,7 +10,9 @@
 --       get      GET /plants/<pool id>: 200s
 --       list     GET /plants?limit=100: the first 100-plant page (the pool is at least that big): 200s
 --       list-deep GET /plants?limit=100&after=<id-base>: a page after the id given as id-base: 200s
---       update   PUT /plants/<pool id> with a new name every request (a durable edit each): 200s
+--       update   PUT /plants/<id> of the pool's second half (-(pool-size+1) … -2·pool-size) with a new name
+--                every request (a durable edit each): 200s. Never the first half: an edit there would
+--                change the body a later replay of that id sends, making it a 409.
 --       delete   a new plant, then its delete: 200 and 204 in equal shares. Run it with one connection per
 --                thread (wrk -tN -cN): a thread's requests then go out one after the other on its own
 --                connection, so each delete follows the answer to its create.
@@ -67,7 +69,7 @@ function request()
   elseif mode == "update" then
     -- The name carries this thread's first id and its count: no two requests ask for the same plant.
     local name = '{"name":"Monstera ' .. common.id_text(first_id + sent) .. '","tag":"indoor"}'
-    return wrk.format("PUT", "/plants/" .. pool_id(sent), headers, name)
+    return wrk.format("PUT", "/plants/" .. common.id_text(-(1 + pool_size + sent % pool_size)), headers, name)
   elseif mode == "delete" then
     -- The plant the last answered create made is deleted next; otherwise a new plant is created.
     if pending_delete ~= nil then

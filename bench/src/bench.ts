@@ -5,7 +5,7 @@ import { openSubscribers, startLatencyProbe, type Subscribers } from "./subscrib
 import { currentLoadAverage, describeMachine } from "./machine.js";
 import { checkRefusesWrongToken, precreatePool } from "./probe.js";
 import { fillLargeStore } from "./large-store.js";
-import { checkStatuses, listDeepAfter, POOL_SCENARIOS, type ScenarioName } from "./scenarios.js";
+import { checkStatuses, listDeepAfter, POOL_SCENARIOS, poolPlants, type ScenarioName } from "./scenarios.js";
 import { computeRatios, evaluateGoals, summarizeCell } from "./summarize.js";
 import { startTarget, targetDatabasePath, targetPeakRssKiB, type RunningTarget } from "./target-process.js";
 import type { TargetSpec } from "./targets.js";
@@ -158,7 +158,7 @@ export async function runBench(plan: BenchPlan): Promise<BenchResults> {
       try {
         if (spec.checksToken) await checkRefusesWrongToken(target.url, token);
         if (spec.scenarios.some((scenario) => POOL_SCENARIOS.includes(scenario))) {
-          await precreatePool(target.url, token, settings.poolSize);
+          await precreatePool(target.url, token, poolPlants(settings.poolSize));
         }
         if (spec.subscribers !== undefined) {
           subscribers.set(target, await openSubscribers(target.url, token, spec.subscribers));

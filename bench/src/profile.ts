@@ -10,7 +10,7 @@ import { renderProfileSummary, summarizeProfile, type CpuProfile } from "./cpu-p
 import { repoRoot, scratchDir } from "./paths.js";
 import { precreatePool } from "./probe.js";
 import { installChildCleanup, stopProcess } from "./processes.js";
-import { POOL_SCENARIOS, scenarios, type ScenarioName } from "./scenarios.js";
+import { POOL_SCENARIOS, poolPlants, scenarios, type ScenarioName } from "./scenarios.js";
 import { startTarget } from "./target-process.js";
 import { startWebhookReceiver } from "./bench-services.js";
 import { targetSpecs } from "./targets.js";
@@ -38,7 +38,7 @@ async function profileTarget(targetName: string, scenario: ScenarioName, seconds
       nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir],
       webhookUrl: receiver?.url,
     });
-    if (POOL_SCENARIOS.includes(scenario)) await precreatePool(target.url, token, POOL_SIZE);
+    if (POOL_SCENARIOS.includes(scenario)) await precreatePool(target.url, token, poolPlants(POOL_SIZE));
     const result = await runWrk({
       url: target.url,
       scenario,

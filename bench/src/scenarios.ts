@@ -54,6 +54,13 @@ export const scenarios: readonly Scenario[] = [
 /** The refusals: answered before any store work, each to cost at most 2× fastify-durable's 401. */
 export const REFUSAL_SCENARIOS: readonly ScenarioName[] = ["unauth", "forbidden", "notfound", "method"];
 
+/**
+ * Plants pre-created for a pool of `poolSize`: ids -1 … -poolSize for replays, conflicts and reads,
+ * and as many more that only the update scenario edits (plants.lua), so that no edit changes a body
+ * a later replay sends (it would then be a 409: found when rounds 2-5 of a full run's replays were).
+ */
+export const poolPlants = (poolSize: number) => 2 * poolSize;
+
 /** The scenarios that need the pre-created pool. */
 export const POOL_SCENARIOS: readonly ScenarioName[] = ["replay", "conflict", "get", "list", "update"];
 
