@@ -261,6 +261,9 @@ export function Store(props: {
     void queryClient.invalidateQueries({ queryKey: ["plants"], refetchType: "none" });
 
     if (rowMode === null || rowMode.plant.id !== plant.id) return;
+    // This tab's own delete: its event can come before its answer, or after it but before the row's
+    // closing has rendered; either way the answer says "Deleted …", not "someone else".
+    if (change.kind === "deleted" && remove.isPending && remove.variables?.id === plant.id) return;
     const whose = describePlant(rowMode.plant);
     if (change.kind === "deleted") {
       setRowMode(null);

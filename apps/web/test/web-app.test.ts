@@ -417,6 +417,10 @@ describeWith(chromiumTool(), "the web app in headless Chromium", (executablePath
       await page.keyboard.press("Shift+Tab"); // to Yes, delete
       await page.keyboard.press("Enter");
       await expect.poll(() => rows().filter({ hasText: "Keyboard Ivy" }).count()).toBe(0);
+      // Its own delete, whichever came first of its answer and its event on the change stream: never
+      // "someone else deleted it" (that message once replaced this one when the event came second).
+      await expect.poll(() => outcome().textContent()).toBe("Deleted Keyboard Ivy (424242).");
+      expect(await alert().textContent()).toBe("");
       // The focus stays in the table, not lost to the document.
       expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("TABLE");
     });
