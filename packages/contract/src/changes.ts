@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checked, notText, Refused } from "./checked.js";
 import { openApiMeta } from "./openapi-meta.js";
 
 /**
@@ -26,17 +27,12 @@ const MAX_CURSOR = 9223372036854775807n;
  */
 function cursorText(description: string) {
   return openApiMeta(
-    z
-      .string({ required_error: "is required" })
-      .superRefine((value, ctx) => {
-        if (!/^(?:0|[1-9][0-9]{0,18})$/.test(value) || BigInt(value) > MAX_CURSOR) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            message: "must be a cursor: a decimal integer from 0 to 9223372036854775807 (an event's id)",
-          });
-        }
-      })
-      .transform((value) => BigInt(value)),
+    checked<bigint, string>((value) => {
+      if (typeof value !== "string") return notText(value);
+      return /^(?:0|[1-9][0-9]{0,18})$/.test(value) && BigInt(value) <= MAX_CURSOR
+        ? BigInt(value)
+        : new Refused("must be a cursor: a decimal integer from 0 to 9223372036854775807 (an event's id)");
+    }),
     { type: "integer", format: "int64", minimum: 0, description, example: 42 },
   );
 }

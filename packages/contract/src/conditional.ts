@@ -1,5 +1,5 @@
+import { checked, notText, Refused } from "./checked.js";
 import { openApiMeta } from "./openapi-meta.js";
-import { z } from "zod";
 
 /**
  * Conditional requests (RFC 9110 §8.8.3, §13). `GET` and `PUT /plants/{id}` answer with a strong
@@ -55,20 +55,16 @@ const CONDITION_MAX_LENGTH = 1024;
 
 function conditionHeader(description: string) {
   return openApiMeta(
-    z
-      .string()
-      .transform((value, ctx) => {
-        const tags = value.length <= CONDITION_MAX_LENGTH ? parseEntityTags(value) : undefined;
-        if (tags === undefined) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            message: `must be * or a comma-separated list of quoted entity tags such as "abc" (at most ${CONDITION_MAX_LENGTH} characters)`,
-          });
-          return z.NEVER;
-        }
-        return tags;
-      })
-      .optional(),
+    checked<EntityTags, string>((value) => {
+      if (typeof value !== "string") return notText(value);
+      const tags = value.length <= CONDITION_MAX_LENGTH ? parseEntityTags(value) : undefined;
+      return (
+        tags ??
+        new Refused(
+          `must be * or a comma-separated list of quoted entity tags such as "abc" (at most ${CONDITION_MAX_LENGTH} characters)`,
+        )
+      );
+    }).optional(),
     {
       type: "string",
       maxLength: CONDITION_MAX_LENGTH,

@@ -1,3 +1,4 @@
+import { checked, notText, Refused } from "./checked.js";
 import { openApiMeta } from "./openapi-meta.js";
 import { z } from "zod";
 
@@ -42,26 +43,20 @@ function codePointLength(value: string): number {
   return length;
 }
 
-function plantText(field: string, maxLength: number, description: string, example: string) {
-  const schema = z
-    .string({
-      required_error: "is required",
-      invalid_type_error: "must be a string",
-    })
-    .superRefine((value, ctx) => {
-      const length = codePointLength(value);
-      if (length < 1) ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must not be empty" });
-      else if (length > maxLength) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: `must be at most ${maxLength} characters` });
-      }
-      if (CONTROL_CHARACTER.test(value)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must not contain control characters" });
-      }
-      if (hasLoneSurrogate(value)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be well-formed Unicode (no lone surrogates)" });
-      }
-    });
+function plantText(maxLength: number, description: string, example: string) {
+  const schema = checked<string>((value) => {
+    if (value === undefined) return new Refused("is required");
+    if (typeof value !== "string") return new Refused("must be a string");
+    const problems: string[] = [];
+    const length = codePointLength(value);
+    if (length < 1) problems.push("must not be empty");
+    else if (length > maxLength) problems.push(`must be at most ${maxLength} characters`);
+    if (CONTROL_CHARACTER.test(value)) problems.push("must not contain control characters");
+    if (hasLoneSurrogate(value)) problems.push("must be well-formed Unicode (no lone surrogates)");
+    return problems.length === 0 ? value : new Refused(...problems);
+  });
   return openApiMeta(schema, {
+    type: "string",
     minLength: 1,
     maxLength,
     pattern: NO_CONTROL_CHARACTERS_PATTERN,
@@ -80,36 +75,23 @@ function isInt64(value: bigint): boolean {
  * 2^53 keep every digit. The parsed value is always a `bigint`.
  */
 export const PlantId = openApiMeta(
-  z
-    .custom<number | bigint>()
-    .superRefine((value, ctx) => {
-      if (value === undefined) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: "is required" });
-      } else if (typeof value === "bigint") {
-        if (!isInt64(value)) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be between -2^63 and 2^63-1 (int64)" });
-        }
-      } else if (typeof value === "number") {
-        if (!Number.isFinite(value) || !Number.isInteger(value)) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "must be an integer" });
-        } else if (!Number.isSafeInteger(value)) {
-          // A JS number beyond 2^53 may already have lost digits: only a bigint is exact there.
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            message: "must be a safe integer when given as a number; pass ids beyond 2^53 as bigint",
-          });
-        }
-      } else {
-        ctx.addIssue({
-          code: z.ZodIssueCode.custom,
-          message: `must be an integer, not ${value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`}`,
-        });
+  checked<bigint, number | bigint>((value) => {
+    if (value === undefined) return new Refused("is required");
+    if (typeof value === "bigint") {
+      return isInt64(value) ? value : new Refused("must be between -2^63 and 2^63-1 (int64)");
+    }
+    if (typeof value === "number") {
+      if (!Number.isFinite(value) || !Number.isInteger(value)) return new Refused("must be an integer");
+      // A JS number beyond 2^53 may already have lost digits: only a bigint is exact there.
+      if (!Number.isSafeInteger(value)) {
+        return new Refused("must be a safe integer when given as a number; pass ids beyond 2^53 as bigint");
       }
-    })
-    .transform((value) => BigInt(value)),
+      return BigInt(value);
+    }
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    return new Refused(`must be an integer, not ${kind}`);
+  }),
   {
-    // The inner z.custom() is a ZodAny, which the generator marks nullable; the id is not.
-    nullable: undefined,
     type: "integer",
     format: "int64",
     description:
@@ -118,8 +100,8 @@ export const PlantId = openApiMeta(
   },
 );
 
-export const PlantName = plantText("name", NAME_MAX_LENGTH, "The name of the plant.", "Monstera deliciosa");
-export const PlantTag = plantText("tag", TAG_MAX_LENGTH, "Tag that specifies the type of the plant.", "indoor");
+export const PlantName = plantText(NAME_MAX_LENGTH, "The name of the plant.", "Monstera deliciosa");
+export const PlantTag = plantText(TAG_MAX_LENGTH, "Tag that specifies the type of the plant.", "indoor");
 
 /**
  * A plant id in a path (`/plants/{id}`) or a query (`after`): a canonical decimal integer
@@ -129,18 +111,15 @@ const CANONICAL_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 
 function idText(description: string) {
   return openApiMeta(
-    z
-      .string({ required_error: "is required" })
-      .superRefine((value, ctx) => {
-        if (!CANONICAL_INTEGER.test(value) || value.length > 20 || !isInt64(BigInt(value))) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            message:
-              "must be a decimal integer from -9223372036854775808 to 9223372036854775807 (no sign +, no leading zeros)",
-          });
-        }
-      })
-      .transform((value) => BigInt(value)),
+    checked<bigint, string>((value) => {
+      if (typeof value !== "string") return notText(value);
+      if (!CANONICAL_INTEGER.test(value) || value.length > 20 || !isInt64(BigInt(value))) {
+        return new Refused(
+          "must be a decimal integer from -9223372036854775808 to 9223372036854775807 (no sign +, no leading zeros)",
+        );
+      }
+      return BigInt(value);
+    }),
     { type: "integer", format: "int64", description, example: 7 },
   );
 }
@@ -183,13 +162,12 @@ export function parseCountHeader(value: string): { count: number; more: boolean 
 export const ListPlantsQuery = z
   .object({
     limit: openApiMeta(
-      z
-        .string()
-        .refine((value) => /^[1-9][0-9]{0,3}$/.test(value) && Number(value) <= LIST_LIMIT_MAX, {
-          message: `must be an integer from 1 to ${LIST_LIMIT_MAX}`,
-        })
-        .transform(Number)
-        .optional(),
+      checked<number, string>((value) => {
+        if (typeof value !== "string") return notText(value);
+        return /^[1-9][0-9]{0,3}$/.test(value) && Number(value) <= LIST_LIMIT_MAX
+          ? Number(value)
+          : new Refused(`must be an integer from 1 to ${LIST_LIMIT_MAX}`);
+      }).optional(),
       {
         type: "integer",
         format: "int32",
@@ -207,18 +185,16 @@ export const ListPlantsQuery = z
       description:
         "The page order: `asc` (ascending signed id, -2^63 first; the default) or `desc` (descending id). `after` moves forward in this order.",
     }),
-    tag: plantText("tag", TAG_MAX_LENGTH, "Only plants with exactly this tag.", "indoor").optional(),
+    tag: plantText(TAG_MAX_LENGTH, "Only plants with exactly this tag.", "indoor").optional(),
     name: plantText(
-      "name",
       NAME_MAX_LENGTH,
       "Only plants whose name starts with this text. ASCII letters match either case (A–Z = a–z); every other character matches only itself (no Unicode case folding, no normalisation; `%` and `_` are plain characters, not wildcards).",
       "mon",
     ).optional(),
     count: openApiMeta(
-      z
-        .enum(["true", "false"], { errorMap: () => ({ message: "must be true or false" }) })
-        .transform((value) => value === "true")
-        .optional(),
+      checked<boolean, "true" | "false">((value) =>
+        value === "true" || value === "false" ? value === "true" : new Refused("must be true or false"),
+      ).optional(),
       {
         type: "string",
         enum: ["true", "false"],

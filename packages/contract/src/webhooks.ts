@@ -1,3 +1,4 @@
+import { checked, notText, Refused } from "./checked.js";
 import { openApiMeta } from "./openapi-meta.js";
 import { z } from "zod";
 import { StoredPlant } from "./plant.js";
@@ -50,11 +51,12 @@ const eventOf = (type: WebhookEventType, description: string) =>
       }),
       data: StoredPlant,
       sequence: openApiMeta(
-        z
-          .string()
-          .regex(/^[1-9][0-9]{0,18}$/, "must be a decimal integer from 1 to 2^63-1")
-          .transform((value) => BigInt(value))
-          .optional(),
+        checked<bigint, string>((value) => {
+          if (typeof value !== "string") return notText(value);
+          return /^[1-9][0-9]{0,18}$/.test(value)
+            ? BigInt(value)
+            : new Refused("must be a decimal integer from 1 to 2^63-1");
+        }).optional(),
         {
           type: "string",
           pattern: "^[1-9][0-9]{0,18}$",
