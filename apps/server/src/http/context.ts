@@ -4,6 +4,7 @@ import { API_VERSION, API_VERSION_HEADER } from "@plantstore/contract";
 import type { Logger } from "../logger.js";
 import type { CorsPolicy } from "./cors.js";
 import type { Metrics } from "../metrics.js";
+import { Slots } from "../slots.js";
 
 /** A client-sent X-Request-Id is honoured only when it is short and plain (it ends up in logs). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -75,17 +76,8 @@ export function requestRecorder(logger: Logger, metrics: Metrics): RequestRecord
  * request cut at the shutdown deadline from one whose client went away.
  */
 export class AnswersInFlight {
-  /**
-   * Each answer under way in a slot of its own, emptied when it ends and reused (`#free`). Not a
-   * `Set`: measured on Node 24, one answer added and deleted per request made V8 keep nearly every
-   * answer, and everything it references, past its end until the next full collection (12 MB
-   * promoted per young-generation collection under 50 connections, a 300 MiB peak RSS, 40–57 ms
-   * pauses); with these slots the old generation stays flat. The likely cause: a `Set` that churns
-   * is rehashed into new tables, and an old one, already in the old generation, still points at the
-   * answers that were under way. An emptied slot points at nothing.
-   */
-  readonly #slots: Array<ServerResponse | undefined> = [];
-  readonly #free: number[] = [];
+  /** In slots, not a Set: see Slots. */
+  readonly #unanswered = new Slots<ServerResponse>();
   #closing = false;
   #cut = false;
   #lastKeptAliveAt = Number.NEGATIVE_INFINITY;
@@ -98,7 +90,7 @@ export class AnswersInFlight {
   /** Shutdown begins: no connection is kept alive past its current answer. */
   closeConnectionsAfterAnswers(): void {
     this.#closing = true;
-    for (const res of this.#slots) if (res !== undefined && !res.headersSent) res.setHeader("Connection", "close");
+    for (const res of this.#unanswered.values()) if (!res.headersSent) res.setHeader("Connection", "close");
   }
 
   /** Shutdown's deadline: what is still under way is about to be cut. */
@@ -114,15 +106,12 @@ export class AnswersInFlight {
   /** An answer begins; returns its slot, which `end` takes. */
   begin(res: ServerResponse): number {
     if (this.#closing) res.setHeader("Connection", "close");
-    const slot = this.#free.pop() ?? this.#slots.length;
-    this.#slots[slot] = res;
-    return slot;
+    return this.#unanswered.put(res);
   }
 
   /** The exchange is over; how it ended, for its log line. */
   end(res: ServerResponse, slot: number): AccessLogLine["aborted"] {
-    this.#slots[slot] = undefined;
-    this.#free.push(slot);
+    this.#unanswered.take(slot);
     if (!res.writableFinished) return this.#cut ? "cut at the shutdown deadline" : "client went away";
     if (!this.#closing) this.#lastKeptAliveAt = performance.now();
     return undefined;

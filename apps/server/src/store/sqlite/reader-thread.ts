@@ -45,7 +45,7 @@ port.on("message", (message: ReaderRequest) => {
     port.close();
     return;
   }
-  const { id, name, args } = message;
+  const { id, slot, name, args } = message;
   try {
     const read = reads[name] as (...values: unknown[]) => unknown;
     begin.run();
@@ -58,11 +58,12 @@ port.on("message", (message: ReaderRequest) => {
       // A failed read may have ended its transaction already (SQLite rolls back on some errors).
       if (db.inTransaction) end.run();
     }
-    port.postMessage({ id, value } satisfies ReaderReply);
+    port.postMessage({ id, slot, value } satisfies ReaderReply);
   } catch (error) {
     const mapped = mapSqliteError(error);
     port.postMessage({
       id,
+      slot,
       error: { message: mapped.message, unavailable: mapped instanceof StorageUnavailableError },
     } satisfies ReaderReply);
   }

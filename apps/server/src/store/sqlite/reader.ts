@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import type { Logger } from "../../logger.js";
+import { Slots } from "../../slots.js";
 import { StorageUnavailableError } from "../storage.js";
 import { mapSqliteError } from "./errors.js";
 import { SqliteReads } from "./reads.js";
@@ -19,9 +20,12 @@ export interface Reader {
   close(): Promise<void>;
 }
 
-export type ReaderRequest = { id: number; name: ReadName; args: unknown[] } | { close: true };
+/** A read's `id` is its own (never reused); `slot` is where it waits (reused: see Slots). */
+export type ReaderRequest = { id: number; slot: number; name: ReadName; args: unknown[] } | { close: true };
 export type ReaderReply =
-  { id: number; value: unknown } | { id: number; error: { message: string; unavailable: boolean } } | { closed: true };
+  | { id: number; slot: number; value: unknown }
+  | { id: number; slot: number; error: { message: string; unavailable: boolean } }
+  | { closed: true };
 export interface ReaderThreadData {
   path: string;
   /** Two Int32 counters the thread keeps: read transactions whose beginning it began, and ended (reader-thread.ts). */
@@ -61,6 +65,7 @@ const WATCHDOG_MS = 500;
 const PROBE_RETRY_MS = 100;
 
 interface Waiting {
+  id: number;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
 }
@@ -77,7 +82,7 @@ export class ThreadReader implements Reader {
   private worker: Worker | undefined;
   /** The running thread's counters (reader-thread.ts): beginnings begun, ended. A new thread, new counters. */
   private progress = newProgress();
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly waiting = new Slots<Waiting>();
   private nextId = 0;
   /** Beginnings begun at the last look, while one was in progress; -1 when none was. */
   private begunAtLastLook = -1;
@@ -129,8 +134,8 @@ export class ThreadReader implements Reader {
     // The thread keeps the process alive only while a read waits for it (a CLI command's, say).
     if (this.waiting.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, name, args } satisfies ReaderRequest);
+      const slot = this.waiting.put({ id, resolve, reject });
+      worker.postMessage({ id, slot, name, args } satisfies ReaderRequest);
     });
   }
 
@@ -146,8 +151,8 @@ export class ThreadReader implements Reader {
     worker.unref();
     worker.on("message", (reply: ReaderReply) => {
       if ("closed" in reply) return;
-      const waiting = this.waiting.get(reply.id);
-      this.waiting.delete(reply.id);
+      // A read refused meanwhile (startRefusing) left its slot to another: its late answer is no one's.
+      const waiting = this.waiting.at(reply.slot)?.id === reply.id ? this.waiting.take(reply.slot) : undefined;
       if (this.waiting.size === 0) worker.unref();
       if ("value" in reply) return waiting?.resolve(reply.value);
       if (!reply.error.unavailable) return waiting?.reject(new Error(reply.error.message));
@@ -156,8 +161,7 @@ export class ThreadReader implements Reader {
     });
     const stopped = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
-      const lost = [...this.waiting.values()];
-      this.waiting.clear();
+      const lost = this.waiting.takeAll();
       // Reads change nothing: refused, they may simply be asked again.
       for (const waiting of lost)
         waiting.reject(new StorageUnavailableError(`SQLite reader stopped: ${error.message}`));
@@ -189,8 +193,7 @@ export class ThreadReader implements Reader {
       { location: this.path, reason },
       "SQLite is locked by another process: refusing requests until it can be read",
     );
-    const waiting = [...this.waiting.values()];
-    this.waiting.clear();
+    const waiting = this.waiting.takeAll();
     this.worker?.unref();
     for (const { reject } of waiting) reject(locked());
     // One probe at a time; it queues behind the read that waits now, and is retried until one succeeds.
