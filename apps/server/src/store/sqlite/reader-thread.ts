@@ -13,7 +13,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openConnection } from "./connection.js";
 import { mapSqliteError } from "./errors.js";
-import type { ReaderReply, ReaderRequest, ReaderThreadData } from "./reader.js";
+import type { ReadReply, ReadRequest, ReaderReply, ReaderRequest, ReaderThreadData } from "./reader.js";
 import { SqliteReads } from "./reads.js";
 import { StorageUnavailableError } from "../storage.js";
 
@@ -45,7 +45,11 @@ port.on("message", (message: ReaderRequest) => {
     port.close();
     return;
   }
-  const { id, slot, name, args } = message;
+  port.postMessage({ replies: message.reads.map(answer) } satisfies ReaderReply);
+});
+
+/** One read, in its own read transaction (its own snapshot), whatever the others in its message do. */
+function answer({ id, slot, name, args }: ReadRequest): ReadReply {
   try {
     const read = reads[name] as (...values: unknown[]) => unknown;
     begin.run();
@@ -58,13 +62,9 @@ port.on("message", (message: ReaderRequest) => {
       // A failed read may have ended its transaction already (SQLite rolls back on some errors).
       if (db.inTransaction) end.run();
     }
-    port.postMessage({ id, slot, value } satisfies ReaderReply);
+    return { id, slot, value };
   } catch (error) {
     const mapped = mapSqliteError(error);
-    port.postMessage({
-      id,
-      slot,
-      error: { message: mapped.message, unavailable: mapped instanceof StorageUnavailableError },
-    } satisfies ReaderReply);
+    return { id, slot, error: { message: mapped.message, unavailable: mapped instanceof StorageUnavailableError } };
   }
-});
+}

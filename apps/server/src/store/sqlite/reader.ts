@@ -21,11 +21,13 @@ export interface Reader {
 }
 
 /** A read's `id` is its own (never reused); `slot` is where it waits (reused: see Slots). */
-export type ReaderRequest = { id: number; slot: number; name: ReadName; args: unknown[] } | { close: true };
-export type ReaderReply =
+export type ReadRequest = { id: number; slot: number; name: ReadName; args: unknown[] };
+export type ReadReply =
   | { id: number; slot: number; value: unknown }
-  | { id: number; slot: number; error: { message: string; unavailable: boolean } }
-  | { closed: true };
+  | { id: number; slot: number; error: { message: string; unavailable: boolean } };
+/** The reads asked for in one turn of the event loop go to the thread together, and come back together. */
+export type ReaderRequest = { reads: ReadRequest[] } | { close: true };
+export type ReaderReply = { replies: ReadReply[] } | { closed: true };
 export interface ReaderThreadData {
   path: string;
   /** Two Int32 counters the thread keeps: read transactions whose beginning it began, and ended (reader-thread.ts). */
@@ -83,6 +85,8 @@ export class ThreadReader implements Reader {
   /** The running thread's counters (reader-thread.ts): beginnings begun, ended. A new thread, new counters. */
   private progress = newProgress();
   private readonly waiting = new Slots<Waiting>();
+  /** Reads asked for in this turn of the event loop, not yet posted to the thread. */
+  private queued: ReadRequest[] = [];
   private nextId = 0;
   /** Beginnings begun at the last look, while one was in progress; -1 when none was. */
   private begunAtLastLook = -1;
@@ -114,6 +118,7 @@ export class ThreadReader implements Reader {
     clearInterval(this.watchdog);
     const locked = this.refusing;
     this.refusal = undefined;
+    this.post();
     const worker = this.worker;
     if (worker === undefined) return;
     // The thread closes its connection and ends after the reads before this message.
@@ -135,8 +140,21 @@ export class ThreadReader implements Reader {
     if (this.waiting.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       const slot = this.waiting.put({ id, resolve, reject });
-      worker.postMessage({ id, slot, name, args } satisfies ReaderRequest);
+      if (this.queued.length === 0) setImmediate(() => this.post());
+      this.queued.push({ id, slot, name, args });
     });
+  }
+
+  /**
+   * Posts the reads queued in this turn of the event loop as one message, after its I/O phase (as
+   * the group commit sends its writes): one wake-up of the thread and one answer for all of them,
+   * where a message per read cost two wake-ups and two messages each.
+   */
+  private post(): void {
+    const reads = this.queued;
+    if (reads.length === 0) return;
+    this.queued = [];
+    (this.worker ??= this.start()).postMessage({ reads } satisfies ReaderRequest);
   }
 
   private start(): Worker {
@@ -149,18 +167,14 @@ export class ThreadReader implements Reader {
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     });
     worker.unref();
-    worker.on("message", (reply: ReaderReply) => {
-      if ("closed" in reply) return;
-      // A read refused meanwhile (startRefusing) left its slot to another: its late answer is no one's.
-      const waiting = this.waiting.at(reply.slot)?.id === reply.id ? this.waiting.take(reply.slot) : undefined;
+    worker.on("message", (message: ReaderReply) => {
+      if ("closed" in message) return;
+      for (const reply of message.replies) this.answer(reply);
       if (this.waiting.size === 0) worker.unref();
-      if ("value" in reply) return waiting?.resolve(reply.value);
-      if (!reply.error.unavailable) return waiting?.reject(new Error(reply.error.message));
-      waiting?.reject(new StorageUnavailableError(reply.error.message));
-      this.startRefusing(reply.error.message);
     });
     const stopped = (error: Error) => {
       if (this.worker === worker) this.worker = undefined;
+      this.queued = [];
       const lost = this.waiting.takeAll();
       // Reads change nothing: refused, they may simply be asked again.
       for (const waiting of lost)
@@ -169,6 +183,15 @@ export class ThreadReader implements Reader {
     worker.on("error", stopped);
     worker.on("exit", (code) => stopped(new Error(`exit code ${code}`)));
     return worker;
+  }
+
+  private answer(reply: ReadReply): void {
+    // A read refused meanwhile (startRefusing) left its slot to another: its late answer is no one's.
+    const waiting = this.waiting.at(reply.slot)?.id === reply.id ? this.waiting.take(reply.slot) : undefined;
+    if ("value" in reply) return waiting?.resolve(reply.value);
+    if (!reply.error.unavailable) return waiting?.reject(new Error(reply.error.message));
+    waiting?.reject(new StorageUnavailableError(reply.error.message));
+    this.startRefusing(reply.error.message);
   }
 
   /** True while the thread is beginning a read transaction (the one step a lock can hold up). */
@@ -193,6 +216,7 @@ export class ThreadReader implements Reader {
       { location: this.path, reason },
       "SQLite is locked by another process: refusing requests until it can be read",
     );
+    this.queued = [];
     const waiting = this.waiting.takeAll();
     this.worker?.unref();
     for (const { reject } of waiting) reject(locked());
